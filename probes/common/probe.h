@@ -1,0 +1,147 @@
+// The probe framework: everything a probe's main.cpp uses. See probes/common/README.md for a complete probe.
+//
+// A probe declares its kernel family and which variants are buggy / fixed, registers case sources (fixtures,
+// adversarial tables, canonical controls, a seeded fuzz generator, an --input parser), a runner (one case on one
+// variant -> outcome) and optionally a shrinker; app::main parses the common CLI, builds the case list, runs every
+// selected case on every selected variant, shrinks failures, decides the verdict and writes the reports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/common/case.h"
+#include "probes/common/outcome.h"
+
+namespace CLI {
+class App;
+}
+
+namespace tp::probe {
+
+// What the run demands of the verdicts (--expect).
+//   fail_pass: fixed variants pass every case; buggy variants fail at least one case of each must_catch source kind
+//              (and every on_buggy::fail case); control cases pass on every variant.
+//   pass:      every selected variant passes every case (non-target variants in the mutation matrix).
+//   fail:      every selected variant fails at least one case ("killed", for mutants).
+enum class expect_mode { fail_pass, pass, fail };
+std::string_view to_string(expect_mode m);
+
+// The role a selected variant plays in fail_pass mode; `other` variants are run and reported, with only the
+// control-case rule applied to them.
+enum class variant_role { buggy, fixed, other };
+std::string_view to_string(variant_role r);
+
+// A selected variant, as the runner sees it. `ops` is the ops struct the variant registered (TP_REGISTER_VARIANT).
+struct variant {
+  std::string name;     // upstream, fixed, fixed-minus-0003, mutant-swap-without-xor, ...
+  std::string backend;  // cpu, cuda, hip
+  const void* ops = nullptr;
+  variant_role role = variant_role::other;
+  template <class Ops>
+  const Ops& ops_as() const { return *static_cast<const Ops*>(ops); }
+};
+
+// A variant as the registry lists it; the provider is simt/registry.h's tp::variants() unless a test injects one.
+struct registered_variant {
+  std::string family, name, backend;
+  const void* ops = nullptr;
+};
+using variant_provider = std::function<std::vector<registered_variant>(std::string_view family)>;
+// Whether a backend can run here (false -> exit 77) and the device's name for the environment block.
+struct backend_hooks {
+  std::function<bool(std::string_view backend)> available;
+  std::function<std::string(std::string_view backend)> device_name;
+};
+
+// The common options after parsing; valid inside sources, runners and shrinkers.
+struct options {
+  std::string backend = "cpu";
+  std::vector<std::string> variants;     // resolved names (after `all` and the probe's default)
+  std::vector<std::string> fixtures;     // --fixture values; empty means all
+  bool all_fixtures() const { return fixtures.empty(); }
+  std::uint64_t fuzz = 0;                // --fuzz N (the probe may set a default)
+  std::uint64_t seed = 0;                // --seed S (base of fuzz_case_seed)
+  std::vector<std::string> case_filters; // --case (repeatable); empty: every case
+  std::string input;                     // --input FILE; when set, only the parsed input cases run
+  expect_mode expect = expect_mode::fail_pass;
+  shard_spec shard;
+  bool list_cases = false, bench = false, shrink = true;
+  unsigned shrink_budget = 200;          // runs of candidate cases per shrunk failure
+  std::vector<std::string> command_line; // argv as given, for the reproduce line
+};
+
+class app {
+ public:
+  // `name` is the executable name (ck-phantom-fallback); `summary` one line on the bug, shown in --help and reports.
+  app(std::string name, std::string summary);
+  ~app();
+  app(const app&) = delete;
+  app& operator=(const app&) = delete;
+
+  // Declarations (before main()).
+  app& family(std::string family_name);                                 // registry family, e.g. "ck_sparse"
+  app& default_variants(std::string list);                              // default of --variant, e.g. "upstream,fixed"
+  app& buggy(std::initializer_list<std::string_view> names);           // default of --buggy
+  app& fixed(std::initializer_list<std::string_view> names);           // default of --fixed
+  app& must_catch(std::initializer_list<source_kind> kinds);           // kinds each buggy variant must fail on
+  app& default_fuzz(std::uint64_t n, std::uint64_t seed = 1);           // defaults of --fuzz / --seed
+  app& batch_size(std::size_t n);                                       // cases per batch_runner call (default 256)
+  app& env(std::string key, std::string value);                         // extra environment line (fixture manifest...)
+
+  // Case sources; called once, after the CLI is parsed, in the order registered. Sources must be deterministic:
+  // the same options give the same list in the same order (sharding and --case rely on it).
+  using source_fn = std::function<void(case_list& out)>;
+  app& source(source_kind kind, source_fn fn);  // every case it adds gets `kind` as its source
+  // Fuzz: called with fuzz_case_seed(--seed, i) for i in [0, --fuzz); adds the case(s) for that seed. Must depend on
+  // the seed (and probe options) only: `--case <id with seed=S>` calls it once with S to rerun that case alone.
+  // Each case must carry the seed in its id (case_name::seed); the framework checks.
+  using fuzz_fn = std::function<void(std::uint64_t case_seed, case_list& out)>;
+  app& fuzz(fuzz_fn fn);
+  // --input FILE: parse one tile given as data; throw usage_error for malformed input (exit 2, nothing run).
+  using input_fn = std::function<void(const std::string& path, case_list& out)>;
+  app& input(input_fn fn);
+
+  // Running. Either a single-case runner or a batch runner (the ck_sparse fuzz loop launches many tiles at once).
+  // An exception escaping a runner marks the case(s) failed with the message as `error` (a kernel_error on a
+  // fixed variant is a regression, not a crash); usage_error / backend_unavailable still end the run.
+  using runner_fn = std::function<outcome(const case_def& c, const variant& v)>;
+  using batch_runner_fn =
+      std::function<void(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out)>;
+  app& runner(runner_fn fn);
+  app& batch_runner(batch_runner_fn fn);
+
+  // Shrinking: smaller candidates of a failing case (one group, one lane, one tile...), most aggressive first.
+  // The framework keeps the first candidate that still fails, repeats until none fails or the budget is spent, then
+  // runs the final case on the first fixed variant (when the failure was on another) to print both side by side.
+  using shrink_fn = std::function<case_list(const case_def& c)>;
+  app& shrinker(shrink_fn fn);
+
+  // The CLI11 app, for probe-specific options (add before main()).
+  CLI::App& cli();
+  const options& opts() const;
+
+  // Parse, build cases, run, report. Returns the exit code: 0 as expected, 1 not, 2 usage/input, 77 unavailable.
+  int main(int argc, char** argv);
+
+  // Tests inject a registry and backend stand-in; by default they come from simt/ (registry.h, host.h).
+  app& use_variant_provider(variant_provider p);
+  app& use_backend_hooks(backend_hooks h);
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
+// The registry and backend hooks built from simt/ (probes/common/simt_bridge.cpp), or stand-ins that list nothing
+// and report every backend unavailable when simt/ was not built.
+variant_provider default_variant_provider();
+backend_hooks default_backend_hooks();
+
+}  // namespace tp::probe
