@@ -1,0 +1,121 @@
+// One-instruction kernels: each lane loads its own operand registers, the wave runs one matrix op, each lane stores
+// its D registers. Used by tests/isa (CPU emulator vs the host model), probe swmmac-sweep, and the device-only AMDGPU
+// build that checks the emitted instructions (amdgpu_instances.cu).
+//
+// Buffers are per-lane register words: lane l's register r of an operand with R registers is word l*R + r. The index
+// buffer has one word per lane (dense ops ignore it). A block is one wave; the grid is one block.
+#pragma once
+#include "kernels/mma/mma.cuh"
+
+namespace tp::mma {
+
+// Op tags: operand types and the call, so one kernel template serves every instruction and flag combination.
+template <bool SA, bool SB, bool Clamp, int Key>
+struct op_swmmac_i32_16x16x32_iu4 {
+  using a_t = int32_t; using b_t = v2i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_i32_16x16x32_iu4<SA, SB, Clamp, Key>(a, b, c, i); }
+};
+template <bool SA, bool SB, bool Clamp>
+struct op_swmmac_i32_16x16x64_iu4 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_i32_16x16x64_iu4<SA, SB, Clamp>(a, b, c, i); }
+};
+template <bool SA, bool SB, bool Clamp, int Key>
+struct op_swmmac_i32_16x16x32_iu8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_i32_16x16x32_iu8<SA, SB, Clamp, Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_fp8_fp8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_fp8_fp8<Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_fp8_bf8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_fp8_bf8<Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_bf8_fp8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_bf8_fp8<Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_bf8_bf8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_bf8_bf8<Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_f16 {
+  using a_t = v8h; using b_t = v16h; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_f16<Key>(a, b, c, i); }
+};
+template <int Key>
+struct op_swmmac_f32_16x16x32_bf16 {
+  using a_t = v8bf; using b_t = v16bf; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return swmmac_f32_16x16x32_bf16<Key>(a, b, c, i); }
+};
+template <bool SA, bool SB, bool Clamp>
+struct op_wmma_i32_16x16x32_iu4 {
+  using a_t = v2i; using b_t = v2i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t) { return wmma_i32_16x16x32_iu4<SA, SB, Clamp>(a, b, c); }
+};
+template <bool SA, bool SB, bool Clamp>
+struct op_wmma_i32_16x16x16_iu8 {
+  using a_t = v2i; using b_t = v2i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t) { return wmma_i32_16x16x16_iu8<SA, SB, Clamp>(a, b, c); }
+};
+struct op_wmma_f32_16x16x16_f16 {
+  using a_t = v8h; using b_t = v8h; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t) { return wmma_f32_16x16x16_f16(a, b, c); }
+};
+struct op_gfx11_wmma_f32_16x16x16_f16 {
+  using a_t = v16h; using b_t = v16h; using c_t = v8f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t) { return gfx11::wmma_f32_16x16x16_f16(a, b, c); }
+};
+template <bool SA, bool SB, bool Clamp>
+struct op_gfx11_wmma_i32_16x16x16_iu8 {
+  using a_t = v4i; using b_t = v4i; using c_t = v8i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t) { return gfx11::wmma_i32_16x16x16_iu8<SA, SB, Clamp>(a, b, c); }
+};
+template <int Abid>
+struct op_gfx9_smfmac_f32_16x16x32_f16 {
+  using a_t = v4h; using b_t = v8h; using c_t = v4f;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return gfx9::smfmac_f32_16x16x32_f16<Abid>(a, b, c, i); }
+};
+template <int Abid>
+struct op_gfx9_smfmac_i32_16x16x64_i8 {
+  using a_t = v2i; using b_t = v4i; using c_t = v4i;
+  static TP_DEVICE c_t run(a_t a, b_t b, c_t c, int32_t i) { return gfx9::smfmac_i32_16x16x64_i8<Abid>(a, b, c, i); }
+};
+
+template <class T>
+TP_DEVICE T load_lane_words(gmem<uint32_t> buf, unsigned lane) {
+  constexpr unsigned words = sizeof(T) / 4;
+  uint32_t w[words];
+  for (unsigned r = 0; r < words; ++r) w[r] = buf.ld(lane * words + r);
+  T t;
+  __builtin_memcpy(&t, w, sizeof t);
+  return t;
+}
+
+template <class T>
+TP_DEVICE void store_lane_words(gmem<uint32_t> buf, unsigned lane, const T& t) {
+  constexpr unsigned words = sizeof(T) / 4;
+  uint32_t w[words];
+  __builtin_memcpy(w, &t, sizeof t);
+  for (unsigned r = 0; r < words; ++r) buf.st(lane * words + r, w[r]);
+}
+
+template <class Op>
+TP_GLOBAL void wave_op_kernel(gmem<uint32_t> a, gmem<uint32_t> b, gmem<uint32_t> c, gmem<uint32_t> index,
+                              gmem<uint32_t> d) {
+  const unsigned l = thread_idx();
+  const auto av = load_lane_words<typename Op::a_t>(a, l);
+  const auto bv = load_lane_words<typename Op::b_t>(b, l);
+  const auto cv = load_lane_words<typename Op::c_t>(c, l);
+  const int32_t iv = int32_t(index.ld(l));
+  store_lane_words(d, l, Op::run(av, bv, cv, iv));
+}
+
+}  // namespace tp::mma
