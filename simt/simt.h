@@ -167,10 +167,13 @@ TP_DEVICE warp_lanes<T> warp_allgather(const T& mine) {
 
 // A point where the CUDA backend may delay chosen warps (--skew) to make races show on real hardware.
 // Semantics never change: it only spins. On the CPU backend the scheduling policy does this job.
+#if TP_BACKEND_CUDA
+// One copy per translation unit (whole-program compilation, no -rdc); simt/host.h's tp::set_skew sets every copy.
+static __constant__ unsigned tp_skew_warp_mask = 0;
+static __constant__ unsigned tp_skew_cycles = 0;
+#endif
 TP_DEVICE void skew_point() {
 #if TP_BACKEND_CUDA
-  extern __constant__ unsigned tp_skew_warp_mask;
-  extern __constant__ unsigned tp_skew_cycles;
   if (tp_skew_cycles && ((tp_skew_warp_mask >> (warp_id() & 31)) & 1u)) {
     long long t0 = clock64();
     while (clock64() - t0 < (long long)tp_skew_cycles) { }

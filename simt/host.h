@@ -1,0 +1,285 @@
+// Host side of the dialect: launches and device buffers on the backend that compiles this translation unit.
+//   g++/clang++     -> the CPU fiber emulator (simt/cpu), every access tracked
+//   nvcc            -> CUDA runtime (cudaMalloc, <<<>>>), errors as tp::device_error
+//   clang -x hip    -> HIP runtime when TP_HIP_RUNTIME is defined
+// The backend's classes live in an inline namespace per backend (cpu_backend, cuda_backend, hip_backend), so a
+// probe can link CPU and CUDA variants of one kernel family without the two device_buffer<T> colliding.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "simt/backend.h"
+#include "simt/simt.h"
+#if TP_BACKEND_CPU
+  #include "simt/cpu/emulator.h"
+#endif
+
+namespace tp {
+
+// `name` only labels error messages (TP_LAUNCH fills it with the kernel's spelling).
+struct dims {
+  unsigned grid = 1, block = 32;
+  std::size_t dyn_smem = 0;
+  const char* name = nullptr;
+};
+
+namespace detail {
+// Whether a backend can run here. CPU always; a GPU backend's translation units register a probe function when they
+// are linked in (see the inline variables below), so a probe built without CUDA answers false without linking cudart.
+using availability_probe = bool (*)();
+inline availability_probe& backend_probe(backend b) {
+  static availability_probe probes[3] = {nullptr, nullptr, nullptr};
+  return probes[static_cast<int>(b)];
+}
+inline bool register_backend_probe(backend b, availability_probe p) {
+  backend_probe(b) = p;
+  return true;
+}
+
+// Byte pattern written by poison(): a quiet NaN with a recognisable payload for floating types, 0xA5 bytes otherwise.
+template <class T>
+void poison_pattern(T* dst, std::size_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    const std::uint32_t bits = 0x7FC0A5A5u;
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(dst + i, &bits, 4);
+  } else if constexpr (std::is_same_v<T, double>) {
+    const std::uint64_t bits = 0x7FF8A5A5A5A5A5A5ull;
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(dst + i, &bits, 8);
+  } else {
+    std::memset(static_cast<void*>(dst), 0xA5, n * sizeof(T));
+  }
+}
+
+[[noreturn]] inline void bad_size(const char* what, std::size_t n, std::size_t size) {
+  throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
+                              " elements requested, buffer holds " + std::to_string(size));
+}
+}  // namespace detail
+
+inline bool backend_available(backend b) {
+  if (b == backend::cpu) return true;
+  auto p = detail::backend_probe(b);
+  return p && p();
+}
+
+#if TP_BACKEND_CPU
+inline namespace cpu_backend {
+
+template <class... P, class... A>
+void launch(dims d, void (*kernel)(P...), A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "tp::launch: argument count differs from the kernel's parameters");
+  struct packed_call {
+    void (*fn)(P...);
+    std::tuple<std::decay_t<P>...> args;
+  };
+  packed_call call{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
+  // Each GPU thread gets its own copy of the by-value parameters, as on a GPU.
+  auto body = [](void* p) {
+    auto* c = static_cast<packed_call*>(p);
+    std::apply([c](const auto&... a) { c->fn(a...); }, c->args);
+  };
+  cpu::run_kernel(d.grid, d.block, d.dyn_smem, +body, &call, d.name);
+}
+
+template <class T>
+class device_buffer {
+  static_assert(std::is_trivially_copyable_v<T>, "device_buffer holds trivially copyable elements");
+
+ public:
+  explicit device_buffer(std::size_t n) : data_(new T[n == 0 ? 1 : n]), n_(n), sh_(new cpu::shadow) {
+    sh_->reset(data_.get(), sizeof(T), n_, elem_state::never_written);
+    detail::poison_pattern(data_.get(), n_);
+  }
+  std::size_t size() const { return n_; }
+
+  void upload(const T* src, std::size_t n) {
+    if (n > n_) detail::bad_size("upload", n, n_);
+    std::memcpy(static_cast<void*>(data_.get()), src, n * sizeof(T));
+    std::fill_n(sh_->state.begin(), n, elem_state::host_initialised);
+    sh_->unwritten = {};
+  }
+  void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  void download(T* dst, std::size_t n) const {
+    if (n > n_) detail::bad_size("download", n, n_);
+    std::memcpy(static_cast<void*>(dst), data_.get(), n * sizeof(T));
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> v(n_);
+    download(v.data(), n_);
+    return v;
+  }
+  void fill(const T& v) {
+    std::fill_n(data_.get(), n_, v);
+    sh_->set_all(elem_state::host_initialised);
+  }
+  void poison() {
+    detail::poison_pattern(data_.get(), n_);
+    sh_->set_all(elem_state::never_written);
+  }
+  gmem<T> view() { return gmem<T>{data_.get(), sh_.get()}; }
+
+  std::optional<std::vector<bool>> kernel_written() const {
+    std::vector<bool> w(n_);
+    for (std::size_t i = 0; i < n_; ++i) w[i] = sh_->state[i] == elem_state::kernel_written;
+    return w;
+  }
+  std::optional<access_report> unwritten_reads() const { return sh_->unwritten; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t n_;
+  std::unique_ptr<cpu::shadow> sh_;
+};
+
+}  // namespace cpu_backend
+
+#elif TP_BACKEND_CUDA || (TP_BACKEND_HIP && defined(TP_HIP_RUNTIME))
+
+  #if TP_BACKEND_CUDA
+    #define TP_GPU_API(name) cuda##name
+    #define TP_GPU_NS cuda_backend
+    #define TP_GPU_BACKEND ::tp::backend::cuda
+    #define TP_GPU_SUCCESS cudaSuccess
+    #define TP_GPU_H2D cudaMemcpyHostToDevice
+    #define TP_GPU_D2H cudaMemcpyDeviceToHost
+    using tp_gpu_error_t = cudaError_t;
+  #else
+    #define TP_GPU_API(name) hip##name
+    #define TP_GPU_NS hip_backend
+    #define TP_GPU_BACKEND ::tp::backend::hip
+    #define TP_GPU_SUCCESS hipSuccess
+    #define TP_GPU_H2D hipMemcpyHostToDevice
+    #define TP_GPU_D2H hipMemcpyDeviceToHost
+    using tp_gpu_error_t = hipError_t;
+  #endif
+
+inline namespace TP_GPU_NS {
+
+namespace gpu_detail {
+inline void check(tp_gpu_error_t e, const char* call, const char* kernel = nullptr) {
+  if (e == TP_GPU_SUCCESS) return;
+  std::string msg = std::string(to_string(TP_GPU_BACKEND)) + ": " + call;
+  if (kernel) msg += std::string(" (kernel ") + kernel + ")";
+  msg += ": ";
+  msg += TP_GPU_API(GetErrorName)(e);
+  msg += " - ";
+  msg += TP_GPU_API(GetErrorString)(e);
+  throw device_error(msg);
+}
+
+// No device, no driver, or a driver too old for this runtime all mean "not available" (probes exit 77).
+inline bool gpu_available() {
+  int n = 0;
+  if (TP_GPU_API(GetDeviceCount)(&n) != TP_GPU_SUCCESS) {
+    (void)TP_GPU_API(GetLastError)();
+    return false;
+  }
+  return n > 0;
+}
+inline const bool gpu_probe_registered = ::tp::detail::register_backend_probe(TP_GPU_BACKEND, &gpu_available);
+
+// The skew constants are per translation unit (no relocatable device code), so every TU registers its setter and
+// set_skew() reaches all of them.
+  #if TP_BACKEND_CUDA
+using skew_setter = void (*)(unsigned warp_mask, unsigned cycles);
+inline std::vector<skew_setter>& skew_setters() {
+  static std::vector<skew_setter> s;
+  return s;
+}
+static void set_skew_this_tu(unsigned warp_mask, unsigned cycles) {
+  check(cudaMemcpyToSymbol(tp_skew_warp_mask, &warp_mask, sizeof warp_mask), "cudaMemcpyToSymbol(tp_skew_warp_mask)");
+  check(cudaMemcpyToSymbol(tp_skew_cycles, &cycles, sizeof cycles), "cudaMemcpyToSymbol(tp_skew_cycles)");
+}
+[[maybe_unused]] static const bool skew_setter_registered = (skew_setters().push_back(&set_skew_this_tu), true);
+  #endif
+}  // namespace gpu_detail
+
+  #if TP_BACKEND_CUDA
+// Delay the warps whose bit is set in warp_mask (bit w%32 for warp w) by `cycles` at every tp::skew_point().
+inline void set_skew(unsigned warp_mask, unsigned cycles) {
+  for (auto f : gpu_detail::skew_setters()) f(warp_mask, cycles);
+}
+  #endif
+
+template <class... P, class... A>
+void launch(dims d, void (*kernel)(P...), A&&... args) {
+  kernel<<<d.grid, d.block, d.dyn_smem>>>(std::forward<A>(args)...);
+  gpu_detail::check(TP_GPU_API(GetLastError)(), "launch", d.name);
+  gpu_detail::check(TP_GPU_API(DeviceSynchronize)(), "synchronize after launch", d.name);
+}
+
+template <class T>
+class device_buffer {
+  static_assert(std::is_trivially_copyable_v<T>, "device_buffer holds trivially copyable elements");
+
+ public:
+  explicit device_buffer(std::size_t n) : n_(n) {
+    void* p = nullptr;
+    gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
+    d_ = static_cast<T*>(p);
+    poison();
+  }
+  ~device_buffer() {
+    if (d_) (void)TP_GPU_API(Free)(d_);
+  }
+  device_buffer(device_buffer&& o) noexcept : d_(std::exchange(o.d_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    std::swap(d_, o.d_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+
+  std::size_t size() const { return n_; }
+  void upload(const T* src, std::size_t n) {
+    if (n > n_) ::tp::detail::bad_size("upload", n, n_);
+    gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, n * sizeof(T), TP_GPU_H2D), "memcpy host to device");
+  }
+  void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  void download(T* dst, std::size_t n) const {
+    if (n > n_) ::tp::detail::bad_size("download", n, n_);
+    gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, n * sizeof(T), TP_GPU_D2H), "memcpy device to host");
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> v(n_);
+    download(v.data(), n_);
+    return v;
+  }
+  void fill(const T& v) { upload(std::vector<T>(n_, v)); }
+  void poison() {
+    std::vector<T> host(n_);
+    ::tp::detail::poison_pattern(host.data(), n_);
+    upload(host);
+  }
+  gmem<T> view() { return gmem<T>{d_}; }
+  std::optional<std::vector<bool>> kernel_written() const { return std::nullopt; }
+  std::optional<access_report> unwritten_reads() const { return std::nullopt; }
+
+ private:
+  T* d_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+}  // namespace TP_GPU_NS
+
+#endif
+
+}  // namespace tp
+
+// Launch with the kernel's name in error messages: TP_LAUNCH(tp::dims{g, b}, my_kernel, args...).
+#define TP_LAUNCH(dims_, kernel_, ...) \
+  ::tp::launch(::tp::dims{(dims_).grid, (dims_).block, (dims_).dyn_smem, #kernel_}, kernel_, __VA_ARGS__)
