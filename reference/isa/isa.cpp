@@ -1,0 +1,250 @@
+// Register file, placement and execution of the instruction model.
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "reference/codecs.h"
+#include "reference/isa/isa.h"
+
+namespace tp::ref::isa {
+namespace {
+
+std::uint32_t mask_of(const reg_loc& at) {
+  const unsigned width = at.bit_hi - at.bit_lo + 1;
+  return width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
+}
+
+void check_shape(const code_matrix& mtx, std::size_t rows, std::size_t cols, const char* what, instr in) {
+  if (mtx.rows != rows || mtx.cols != cols)
+    throw std::invalid_argument(std::string(what) + " must be " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                " for " + std::string(info(in).name) + ", got " + std::to_string(mtx.rows) + "x" +
+                                std::to_string(mtx.cols));
+}
+
+void check_regs(const wave_regs& r, unsigned vgprs, const char* what, instr in) {
+  const auto& f = info(in);
+  if (r.lanes() != f.wave || r.vgprs() != vgprs)
+    throw std::invalid_argument(std::string(what) + " registers must be " + std::to_string(f.wave) + " lanes x " +
+                                std::to_string(vgprs) + " VGPRs for " + std::string(f.name));
+}
+
+bool signed_a(instr in, const modifiers& m) { return info(in).signedness_flags ? m.a_signed : true; }
+bool signed_b(instr in, const modifiers& m) { return info(in).signedness_flags ? m.b_signed : true; }
+
+// The accumulation rule shared by the sparse and dense forms (see isa.h and README.md: an assumption).
+struct accumulator {
+  bool integer;
+  bool clamp;
+  std::int64_t iacc = 0;
+  double facc = 0;
+
+  accumulator(instr in, std::uint32_t c_code, bool clamp_) : integer(is_integer(info(in).d)), clamp(clamp_) {
+    if (integer) iacc = std::int32_t(c_code);
+    else facc = double(std::bit_cast<float>(c_code));
+  }
+  void add(double a, double b) {
+    if (integer) iacc += std::int64_t(a) * std::int64_t(b);  // |a|,|b| <= 255: exact in double and int64
+    else facc += a * b;                                       // product exact in fp64 for every A/B format here
+  }
+  std::uint32_t result() const {
+    if (!integer) return std::bit_cast<std::uint32_t>(float(facc));
+    if (clamp) {
+      if (iacc > std::numeric_limits<std::int32_t>::max()) return std::uint32_t(std::numeric_limits<std::int32_t>::max());
+      if (iacc < std::numeric_limits<std::int32_t>::min()) return std::uint32_t(std::numeric_limits<std::int32_t>::min());
+    }
+    return std::uint32_t(std::uint64_t(iacc));
+  }
+};
+
+}  // namespace
+
+std::uint32_t& wave_regs::word(unsigned lane, unsigned vgpr) {
+  if (lane >= lanes_ || vgpr >= vgprs_) throw std::out_of_range("wave_regs: lane or VGPR out of range");
+  return words_[std::size_t(lane) * vgprs_ + vgpr];
+}
+
+std::uint32_t wave_regs::word(unsigned lane, unsigned vgpr) const {
+  if (lane >= lanes_ || vgpr >= vgprs_) throw std::out_of_range("wave_regs: lane or VGPR out of range");
+  return words_[std::size_t(lane) * vgprs_ + vgpr];
+}
+
+std::uint32_t wave_regs::get(const reg_loc& at) const { return (word(at.lane, at.vgpr) >> at.bit_lo) & mask_of(at); }
+
+void wave_regs::set(const reg_loc& at, std::uint32_t value) {
+  const std::uint32_t m = mask_of(at);
+  if (value & ~m) throw std::invalid_argument("wave_regs: value " + std::to_string(value) + " does not fit " + to_string(at));
+  std::uint32_t& w = word(at.lane, at.vgpr);
+  w = (w & ~(m << at.bit_lo)) | (value << at.bit_lo);
+}
+
+wave_regs make_a_regs(instr in) { return {info(in).wave, info(in).a_vgprs}; }
+wave_regs make_b_regs(instr in) { return {info(in).wave, info(in).b_vgprs}; }
+wave_regs make_d_regs(instr in) { return {info(in).wave, info(in).d_vgprs}; }
+wave_regs make_index_regs(instr in) { return {info(in).wave, 1}; }
+
+void check_modifiers(instr in, const modifiers& m) {
+  const auto& f = info(in);
+  if (f.sparse ? m.index_key >= f.index_keys : m.index_key != 0)
+    throw std::invalid_argument("index_key " + std::to_string(m.index_key) + " is not legal for " + std::string(f.name));
+  if (m.clamp && (!is_integer(f.d) || f.target == arch::gfx9))
+    throw std::invalid_argument(std::string(f.name) + " has no clamp modifier");
+}
+
+void place_sparse_a(instr in, const sparse_a& a, wave_regs& a_regs, wave_regs& index_regs, unsigned index_key) {
+  const auto& f = info(in);
+  if (a.rows != f.m || a.groups != f.k / 4)
+    throw std::invalid_argument("sparse A must be " + std::to_string(f.m) + " rows x " + std::to_string(f.k / 4) +
+                                " groups for " + std::string(f.name));
+  check_regs(a_regs, f.a_vgprs, "A", in);
+  check_regs(index_regs, 1, "index", in);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned g = 0; g < f.k / 4; ++g) {
+      const reg_loc field = index_field_loc(in, i, g, index_key);
+      std::uint32_t nibble = 0;
+      for (unsigned s = 0; s < 2; ++s) {
+        a_regs.set(a_slot_loc(in, i, g, s), a.value(i, g, s));
+        if (a.field(i, g, s) > 3) throw std::invalid_argument("sparse A field must be 0..3");
+        nibble |= std::uint32_t(a.field(i, g, s)) << (2 * s);
+      }
+      index_regs.set(field, nibble);
+    }
+}
+
+sparse_a read_sparse_a(instr in, const wave_regs& a_regs, const wave_regs& index_regs, unsigned index_key) {
+  const auto& f = info(in);
+  check_regs(a_regs, f.a_vgprs, "A", in);
+  check_regs(index_regs, 1, "index", in);
+  sparse_a a(f.m, f.k / 4);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned g = 0; g < f.k / 4; ++g) {
+      const std::uint32_t nibble = index_regs.get(index_field_loc(in, i, g, index_key));
+      for (unsigned s = 0; s < 2; ++s) {
+        a.value(i, g, s) = a_regs.get(a_slot_loc(in, i, g, s));
+        a.field(i, g, s) = std::uint8_t((nibble >> (2 * s)) & 3u);
+      }
+    }
+  return a;
+}
+
+void place_dense_a(instr in, const code_matrix& a, wave_regs& a_regs) {
+  const auto& f = info(in);
+  check_shape(a, f.m, f.k, "A", in);
+  check_regs(a_regs, f.a_vgprs, "A", in);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned k = 0; k < f.k; ++k)
+      for (const reg_loc& at : a_locs(in, i, k)) a_regs.set(at, a(i, k));
+}
+
+code_matrix read_dense_a(instr in, const wave_regs& a_regs) {
+  const auto& f = info(in);
+  check_regs(a_regs, f.a_vgprs, "A", in);
+  code_matrix a(f.m, f.k);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned k = 0; k < f.k; ++k) a(i, k) = a_regs.get(a_locs(in, i, k).front());
+  return a;
+}
+
+void place_b(instr in, const code_matrix& b, wave_regs& b_regs) {
+  const auto& f = info(in);
+  check_shape(b, f.k, f.n, "B", in);
+  check_regs(b_regs, f.b_vgprs, "B", in);
+  for (unsigned k = 0; k < f.k; ++k)
+    for (unsigned j = 0; j < f.n; ++j)
+      for (const reg_loc& at : b_locs(in, k, j)) b_regs.set(at, b(k, j));
+}
+
+code_matrix read_b(instr in, const wave_regs& b_regs) {
+  const auto& f = info(in);
+  check_regs(b_regs, f.b_vgprs, "B", in);
+  code_matrix b(f.k, f.n);
+  for (unsigned k = 0; k < f.k; ++k)
+    for (unsigned j = 0; j < f.n; ++j) b(k, j) = b_regs.get(b_locs(in, k, j).front());
+  return b;
+}
+
+void place_d(instr in, const code_matrix& d, wave_regs& d_regs) {
+  const auto& f = info(in);
+  check_shape(d, f.m, f.n, "C/D", in);
+  check_regs(d_regs, f.d_vgprs, "C/D", in);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) d_regs.set(d_loc(in, i, j), d(i, j));
+}
+
+code_matrix read_d(instr in, const wave_regs& d_regs) {
+  const auto& f = info(in);
+  check_regs(d_regs, f.d_vgprs, "C/D", in);
+  code_matrix d(f.m, f.n);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) d(i, j) = d_regs.get(d_loc(in, i, j));
+  return d;
+}
+
+double element_value(elem e, std::uint32_t code, bool is_signed) {
+  switch (e) {
+    case elem::iu4: return is_signed ? double(std::int32_t(code << 28) >> 28) : double(code & 0xfu);
+    case elem::iu8: return is_signed ? double(std::int8_t(std::uint8_t(code))) : double(code & 0xffu);
+    case elem::fp8: return tp::ref::fp8_e4m3_to_double(std::uint8_t(code));
+    case elem::bf8: return tp::ref::fp8_e5m2_to_double(std::uint8_t(code));
+    case elem::f16: return tp::ref::fp16_to_double(std::uint16_t(code));
+    case elem::bf16: return tp::ref::bf16_to_double(std::uint16_t(code));
+    case elem::i32: return double(std::int32_t(code));
+    case elem::f32: return double(std::bit_cast<float>(code));
+  }
+  throw std::logic_error("element_value: unknown format");
+}
+
+code_matrix execute_sparse(instr in, const sparse_a& a, const code_matrix& b, const code_matrix& c, const modifiers& m) {
+  const auto& f = info(in);
+  if (!f.sparse) throw std::invalid_argument(std::string(f.name) + " is dense; use execute_dense");
+  check_modifiers(in, m);
+  if (a.rows != f.m || a.groups != f.k / 4) throw std::invalid_argument("sparse A has the wrong shape for " + std::string(f.name));
+  check_shape(b, f.k, f.n, "B", in);
+  check_shape(c, f.m, f.n, "C", in);
+  const bool sa = signed_a(in, m), sb = signed_b(in, m);
+  code_matrix d(f.m, f.n);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) {
+      accumulator acc(in, c(i, j), m.clamp);
+      for (unsigned g = 0; g < f.k / 4; ++g)
+        for (unsigned s = 0; s < 2; ++s) {
+          const unsigned k = 4 * g + (a.field(i, g, s) & 3u);
+          acc.add(element_value(f.a, a.value(i, g, s), sa), element_value(f.b, b(k, j), sb));
+        }
+      d(i, j) = acc.result();
+    }
+  return d;
+}
+
+code_matrix execute_dense(instr in, const code_matrix& a, const code_matrix& b, const code_matrix& c, const modifiers& m) {
+  const auto& f = info(in);
+  if (f.sparse) throw std::invalid_argument(std::string(f.name) + " is sparse; use execute_sparse");
+  check_modifiers(in, m);
+  check_shape(a, f.m, f.k, "A", in);
+  check_shape(b, f.k, f.n, "B", in);
+  check_shape(c, f.m, f.n, "C", in);
+  const bool sa = signed_a(in, m), sb = signed_b(in, m);
+  code_matrix d(f.m, f.n);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) {
+      accumulator acc(in, c(i, j), m.clamp);
+      for (unsigned k = 0; k < f.k; ++k) acc.add(element_value(f.a, a(i, k), sa), element_value(f.b, b(k, j), sb));
+      d(i, j) = acc.result();
+    }
+  return d;
+}
+
+wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
+                  const modifiers& m) {
+  const auto& f = info(in);
+  check_modifiers(in, m);
+  const code_matrix bm = read_b(in, b), cm = read_d(in, c);
+  const code_matrix dm = f.sparse ? execute_sparse(in, read_sparse_a(in, a, index, m.index_key), bm, cm, m)
+                                  : execute_dense(in, read_dense_a(in, a), bm, cm, m);
+  wave_regs d = make_d_regs(in);
+  place_d(in, dm, d);
+  return d;
+}
+
+}  // namespace tp::ref::isa
