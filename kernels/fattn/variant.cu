@@ -1,0 +1,215 @@
+// Entry file of the fattn family: compiled once per variant (upstream, fixed, fixed-minus-NNNN, mutant-*) and backend.
+// Device code is in the .cuh files; the host side below mirrors launch_fattn (block count, stream-k fixup choice)
+// and the KVarN body + tail flow: memset body meta, body pass, fixup, tail pass, tail merge.
+#include "fattn-mma-f16.cuh"  // relative: each variant tree has its own patched copy
+
+#if !defined(TP_DEVICE_ONLY)
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api.h"
+#include "simt/host.h"
+#include "simt/registry.h"
+
+namespace TP_VARIANT_NS {
+namespace {
+
+using tp::fattn::device_model;
+using tp::fattn::fixup_kind;
+using tp::fattn::launch_plan;
+using tp::fattn::problem;
+using tp::fattn::run_result;
+
+// Instantiations of the config table in api.h (index -> template), checked against it at compile time.
+template <int I>
+using cfg_at = fattn_cfg<tp::fattn::configs[I].DKQ, tp::fattn::configs[I].DV, tp::fattn::configs[I].ncols,
+                         tp::fattn::configs[I].nwarps, tp::fattn::configs[I].cols_per_warp,
+                         tp::fattn::configs[I].nbatch_fa, tp::fattn::configs[I].nbatch_combine>;
+static_assert(tp::fattn::n_configs == 7, "extend dispatch() when the config table grows");
+
+template <class F>
+decltype(auto) dispatch(int config, F&& f) {
+  switch (config) {
+    case 0: return f(cfg_at<0>{});
+    case 1: return f(cfg_at<1>{});
+    case 2: return f(cfg_at<2>{});
+    case 3: return f(cfg_at<3>{});
+    case 4: return f(cfg_at<4>{});
+    case 5: return f(cfg_at<5>{});
+    case 6: return f(cfg_at<6>{});
+  }
+  throw std::invalid_argument("fattn: unknown config index " + std::to_string(config));
+}
+
+const tp::fattn::kernel_config& config_row(int config) {
+  if (config < 0 || config >= tp::fattn::n_configs)
+    throw std::invalid_argument("fattn: unknown config index " + std::to_string(config));
+  return tp::fattn::configs[config];
+}
+
+void check_problem(const tp::fattn::kernel_config& c, const problem& p) {
+  auto need = [](const char* what, std::size_t got, long long want) {
+    if ((long long)got != want)
+      throw std::invalid_argument(std::string("fattn: ") + what + " has " + std::to_string(got) + " values, expected " +
+                                  std::to_string(want));
+  };
+  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0)
+    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0");
+  need("q", p.q.size(), (long long)p.n_head * p.n_q * c.DKQ);
+  need("k_body", p.k_body.size(), (long long)p.n_head * p.n_kv * c.DKQ);
+  need("v_body", p.v_body.size(), (long long)p.n_head * p.n_kv * c.DV);
+  need("k_tail", p.k_tail.size(), (long long)p.n_head * p.n_tail * c.DKQ);
+  need("v_tail", p.v_tail.size(), (long long)p.n_head * p.n_tail * c.DV);
+}
+
+// launch_fattn (spec §3.6): stream-k on AMD WMMA devices or when whole-tile waves would leave >25% idle; block
+// count min(max_blocks, units), rounded down to a multiple of ntiles_dst when that loses at most 5%.
+launch_plan plan(int config, const problem& p, const device_model& dev) {
+  const auto& c = config_row(config);
+  launch_plan lp;
+  lp.iter_k = (p.n_kv + c.nbatch_fa - 1) / c.nbatch_fa;
+  lp.iter_j = (p.n_q + c.ncols - 1) / c.ncols;
+  lp.ntiles = lp.iter_j * p.n_head;
+  lp.units = (long long)lp.iter_k * lp.ntiles;
+  const int max_blocks = dev.nsm * dev.max_blocks_per_sm;
+  if (max_blocks < 1) throw std::invalid_argument("fattn: device has no resident blocks (nsm * occupancy < 1)");
+  const int waves = (lp.ntiles + max_blocks - 1) / max_blocks;
+  const int efficiency_percent = int(100LL * lp.ntiles / ((long long)max_blocks * waves));
+  lp.stream_k = dev.stream_k_always || efficiency_percent < 75;
+  if (!lp.stream_k) {
+    lp.blocks = lp.ntiles;
+    lp.fixup = fixup_kind::none;
+    return lp;
+  }
+  const int raw = int(std::min<long long>(max_blocks, lp.units));
+  const int rounded = raw - raw % lp.ntiles;
+  lp.blocks = rounded > 0 && (raw - rounded) * 20 <= raw ? rounded : raw;
+  if (lp.blocks % lp.ntiles == 0 && lp.blocks > lp.ntiles)
+    lp.fixup = fixup_kind::uniform;
+  else if (lp.ntiles % lp.blocks != 0)
+    lp.fixup = fixup_kind::general;
+  else
+    lp.fixup = fixup_kind::none;
+  return lp;
+}
+
+std::vector<int> blocks_per_tile(const launch_plan& lp) {
+  std::vector<int> n(lp.ntiles, 0);
+  for (int b = 0; b < lp.blocks; ++b) {
+    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
+    if (begin == end) continue;
+    for (long long t = begin / lp.iter_k; t <= (end - 1) / lp.iter_k; ++t) ++n[t];
+  }
+  return n;
+}
+
+struct body_buffers {
+  tp::device_buffer<float> Q, K, V, dst, final_meta, fix_meta, fix_data;
+  body_buffers(std::size_t q, std::size_t k, std::size_t v, std::size_t rows, std::size_t dv, std::size_t slots)
+      : Q(q), K(k), V(v), dst(rows * dv), final_meta(rows * 2), fix_meta(2 * slots * 2), fix_data(slots * dv) {}
+  fattn_args args(const problem& p, const launch_plan& lp) {
+    return fattn_args{Q.view(), K.view(), V.view(), dst.view(), final_meta.view(), fix_meta.view(), fix_data.view(),
+                      p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, p.scale, p.is_kvarn_kv ? 1 : 0, 1};
+  }
+};
+
+// The tail pass, the merge, and the CPU backend's evidence about body meta.
+template <class C>
+void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::run_options& opt) {
+  const std::size_t rows = std::size_t(p.n_head) * p.n_q;
+  r.body = bb.dst.to_host();
+  r.body_meta = bb.final_meta.to_host();
+  if (auto w = bb.final_meta.kernel_written()) {
+    r.body_meta_written.assign(rows, false);
+    for (std::size_t i = 0; i < rows; ++i) r.body_meta_written[i] = (*w)[2 * i] && (*w)[2 * i + 1];
+  }
+  if (!opt.with_tail_merge) {
+    r.out = r.body;
+    return;
+  }
+  tp::device_buffer<float> Kt(p.k_tail.size()), Vt(p.v_tail.size()), tail(rows * C::DV), tail_meta(rows * 2),
+      out(rows * C::DV);
+  Kt.upload(p.k_tail.data(), p.k_tail.size());
+  Vt.upload(p.v_tail.data(), p.v_tail.size());
+  TP_LAUNCH((tp::dims{unsigned(rows), unsigned(fa_warp)}), (flash_attn_ext_tail_f16<C::DKQ, C::DV>), bb.Q.view(),
+            Kt.view(), Vt.view(), tail.view(), tail_meta.view(), p.n_q, p.n_tail, p.scale);
+  TP_LAUNCH((tp::dims{unsigned(rows), unsigned(fa_warp)}), k_flash_attn_ext_tail_partials_merge<C::DV>, bb.dst.view(),
+            bb.final_meta.view(), tail.view(), tail_meta.view(), out.view());
+  r.out = out.to_host();
+  if (auto u = bb.final_meta.unwritten_reads()) {
+    r.merge_unwritten_meta_reads = u->total();
+    if (!u->first.empty()) r.first_unwritten_meta_read = tp::describe(u->first.front());
+  }
+}
+
+template <class C>
+body_buffers make_buffers(const problem& p, std::size_t slots) {
+  const std::size_t rows = std::size_t(p.n_head) * p.n_q;
+  body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots);
+  bb.Q.upload(p.q.data(), p.q.size());
+  bb.K.upload(p.k_body.data(), p.k_body.size());
+  bb.V.upload(p.v_body.data(), p.v_body.size());
+  bb.final_meta.fill(0.0f);  // the memset before the body pass (fattn-tail.cuh)
+  return bb;
+}
+
+run_result run(int config, const problem& p, const device_model& dev, const tp::fattn::run_options& opt) {
+  check_problem(config_row(config), p);
+  return dispatch(config, [&](auto cfg) {
+    using C = decltype(cfg);
+    run_result r;
+    r.plan = plan(config, p, dev);
+    r.tile_blocks = blocks_per_tile(r.plan);
+    const launch_plan& lp = r.plan;
+    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
+    const fattn_args a = bb.args(p, lp);
+    TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}),
+              flash_attn_ext_f16<C>, a);
+    if (lp.fixup == fixup_kind::uniform)
+      TP_LAUNCH((tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)}), (flash_attn_stream_k_fixup_uniform<C::DV, C::ncols>),
+                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
+                lp.blocks);
+    else if (lp.fixup == fixup_kind::general)
+      TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(fa_warp)}), (flash_attn_stream_k_fixup_general<C::DV, C::ncols>),
+                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
+                lp.iter_k, lp.units);
+    finish<C>(p, bb, r, opt);
+    return r;
+  });
+}
+
+run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks) {
+  check_problem(config_row(config), p);
+  if (parallel_blocks < 1) throw std::invalid_argument("fattn: parallel_blocks must be >= 1");
+  return dispatch(config, [&](auto cfg) {
+    using C = decltype(cfg);
+    run_result r;
+    launch_plan& lp = r.plan;
+    lp.iter_k = (p.n_kv + C::nbatch_fa - 1) / C::nbatch_fa;
+    lp.iter_j = (p.n_q + C::ncols - 1) / C::ncols;
+    lp.ntiles = lp.iter_j * p.n_head;
+    lp.units = (long long)lp.iter_k * lp.ntiles;
+    lp.blocks = lp.ntiles * parallel_blocks;
+    lp.stream_k = false;
+    r.tile_blocks.assign(lp.ntiles, parallel_blocks);
+    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
+    const fattn_args a = bb.args(p, lp);
+    TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}),
+              flash_attn_ext_f16_parallel_blocks<C>, a, parallel_blocks);
+    TP_LAUNCH((tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)}), (flash_attn_combine_results<C::DV, C::ncols>),
+              bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
+              parallel_blocks, lp.blocks);
+    finish<C>(p, bb, r, tp::fattn::run_options{});
+    return r;
+  });
+}
+
+}  // namespace
+
+const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks};
+TP_REGISTER_VARIANT(fattn, tp::fattn::ops, fattn_ops);
+
+}  // namespace TP_VARIANT_NS
+#endif  // !TP_DEVICE_ONLY
