@@ -1,0 +1,771 @@
+#include "probes/common/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#ifndef TP_GIT_COMMIT
+#define TP_GIT_COMMIT "unknown"
+#endif
+#ifndef TP_BUILD_TYPE
+#define TP_BUILD_TYPE "unknown"
+#endif
+
+namespace tp::probe {
+
+using nlohmann::json;
+
+std::string_view to_string(report_format f) {
+  switch (f) {
+    case report_format::text: return "text";
+    case report_format::md: return "md";
+    case report_format::json: return "json";
+    case report_format::junit: return "junit";
+  }
+  return "?";
+}
+
+std::string_view file_extension(report_format f) {
+  switch (f) {
+    case report_format::text: return "txt";
+    case report_format::md: return "md";
+    case report_format::json: return "json";
+    case report_format::junit: return "xml";
+  }
+  return "?";
+}
+
+report_format parse_report_format(std::string_view s) {
+  for (auto f : {report_format::text, report_format::md, report_format::json, report_format::junit})
+    if (to_string(f) == s) return f;
+  if (s == "markdown") return report_format::md;
+  if (s == "xml") return report_format::junit;
+  throw usage_error("--report '" + std::string(s) + "': unknown format (expected text, md, json or junit)");
+}
+
+std::vector<std::pair<std::string, std::string>> build_environment() {
+  std::vector<std::pair<std::string, std::string>> env;
+#if defined(__clang__)
+  env.emplace_back("compiler", std::string("clang ") + __clang_version__);
+#elif defined(__GNUC__)
+  env.emplace_back("compiler", std::string("g++ ") + __VERSION__);
+#else
+  env.emplace_back("compiler", __VERSION__);
+#endif
+  env.emplace_back("build type", TP_BUILD_TYPE);
+#if defined(TP_ASAN)
+  env.back().second += " (ASan+UBSan)";
+#endif
+  env.emplace_back("git commit", TP_GIT_COMMIT);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  env.emplace_back("hostname", host[0] ? host : "unknown");
+  return env;
+}
+
+namespace {
+
+std::string fmt_value(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:.6g}", v);
+}
+
+std::string metrics_line(const std::map<std::string, metric>& m) {
+  std::string s;
+  for (const auto& [k, v] : m) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, fmt_value(v.value));
+  return s.empty() ? "-" : s;
+}
+
+std::string shard_text(const shard_spec& s) { return fmt::format("{}/{}", s.index, s.count); }
+
+std::string roles_text(const run_record& r) {
+  std::string s;
+  for (const auto& v : r.variants) s += fmt::format("{}{} ({})", s.empty() ? "" : ", ", v.name, to_string(v.role));
+  return s;
+}
+
+std::vector<std::string> coverage_keys(const run_record& r) {
+  std::set<std::string> keys;
+  for (const auto& v : r.variants)
+    for (const auto& [k, n] : v.coverage) keys.insert(k);
+  return {keys.begin(), keys.end()};
+}
+
+double cases_per_second(const variant_summary& v) {
+  const double n = double(v.passed + v.failed);
+  return v.seconds > 0 ? n / v.seconds : 0.0;
+}
+
+struct palette {
+  bool on;
+  std::string green(std::string_view s) const { return on ? fmt::format("\x1b[32m{}\x1b[0m", s) : std::string(s); }
+  std::string red(std::string_view s) const { return on ? fmt::format("\x1b[31m{}\x1b[0m", s) : std::string(s); }
+  std::string bold(std::string_view s) const { return on ? fmt::format("\x1b[1m{}\x1b[0m", s) : std::string(s); }
+};
+
+std::string pad(std::string_view s, std::size_t w) {
+  std::string out(s);
+  if (out.size() < w) out.append(w - out.size(), ' ');
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const run_record& r, bool colour, bool bench) {
+  const palette p{colour};
+  std::string o;
+  o += fmt::format("{}: {}\n", p.bold(r.probe), r.summary);
+  o += fmt::format("backend {} | expect {} | variants {} | cases {} | seed {} | fuzz {} | shard {}\n\n", r.backend,
+                   to_string(r.expect), roles_text(r), r.cases.size(), r.seed, r.fuzz, shard_text(r.shard));
+
+  const auto t = make_table(r);
+  std::size_t w0 = 5;
+  for (const auto& row : t.rows) w0 = std::max(w0, row.size());
+  std::vector<std::size_t> w;
+  for (const auto& c : t.columns) w.push_back(std::max<std::size_t>(c.size(), 11));
+  o += "fail->pass (passed/total)\n  " + pad("group", w0);
+  for (std::size_t c = 0; c < t.columns.size(); ++c) o += "  " + pad(t.columns[c], w[c]);
+  o += '\n';
+  for (std::size_t row = 0; row < t.rows.size(); ++row) {
+    o += "  " + pad(t.rows[row], w0);
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      const auto& cell = t.cells[row][c];
+      const std::string s = pad(fmt::format("{}/{}", cell.passed, cell.total), w[c]);
+      o += "  " + (cell.passed == cell.total ? p.green(s) : p.red(s));
+    }
+    o += '\n';
+  }
+
+  o += "\nmetrics\n";
+  for (const auto& v : r.variants) o += fmt::format("  {}: {}\n", v.name, metrics_line(v.metrics));
+
+  const auto keys = coverage_keys(r);
+  if (!keys.empty()) {
+    std::size_t kw = 8;
+    for (const auto& k : keys) kw = std::max(kw, k.size());
+    o += "\ncoverage\n  " + pad("counter", kw);
+    for (std::size_t c = 0; c < r.variants.size(); ++c) o += "  " + pad(r.variants[c].name, w[c]);
+    o += '\n';
+    for (const auto& k : keys) {
+      o += "  " + pad(k, kw);
+      for (std::size_t c = 0; c < r.variants.size(); ++c) {
+        auto it = r.variants[c].coverage.find(k);
+        o += "  " + pad(std::to_string(it == r.variants[c].coverage.end() ? 0 : it->second), w[c]);
+      }
+      o += '\n';
+    }
+  }
+
+  for (const auto& v : r.variants) {
+    if (v.hazards.total() || v.unwritten.total()) {
+      o += fmt::format("\nevidence on {}: hazards raw={} war={} waw={}, unwritten reads host-initialised={} "
+                       "never-written={}\n",
+                       v.name, v.hazards.raw, v.hazards.war, v.hazards.waw, v.unwritten.host_initialised,
+                       v.unwritten.never_written);
+      for (const auto& f : v.hazards.first) o += "    hazard: " + f + '\n';
+      for (const auto& f : v.unwritten.first) o += "    unwritten read: " + f + '\n';
+    }
+  }
+
+  if (!r.failures.empty()) {
+    o += "\nfailures (first few per variant and group)\n";
+    for (const auto& f : r.failures) {
+      const auto& c = r.cases[f.case_index];
+      o += fmt::format("  [{}] {}  {}\n", r.variants[f.variant_index].name, c.id, metrics_line(f.result.metrics));
+      if (!f.result.error.empty()) o += "      error: " + f.result.error + '\n';
+      for (const auto& d : f.result.detail) o += "      " + d + '\n';
+    }
+  }
+
+  for (const auto& ce : r.counterexamples) {
+    o += fmt::format("\ncounterexample on {}: {}\n  shrunk from {} ({} steps, {} runs{})\n", ce.variant, ce.shrunk_id,
+                     ce.original_id, ce.steps, ce.runs, ce.budget_exhausted ? ", budget exhausted" : "");
+    o += fmt::format("  {} ({}): {}\n", ce.variant, ce.on_variant.pass ? "pass" : "FAIL",
+                     metrics_line(ce.on_variant.metrics));
+    if (!ce.on_variant.error.empty()) o += "      error: " + ce.on_variant.error + '\n';
+    for (const auto& d : ce.on_variant.detail) o += "      " + d + '\n';
+    if (ce.on_reference) {
+      o += fmt::format("  {} ({}): {}\n", ce.reference_variant, ce.on_reference->pass ? "pass" : "FAIL",
+                       metrics_line(ce.on_reference->metrics));
+      if (!ce.on_reference->error.empty()) o += "      error: " + ce.on_reference->error + '\n';
+      for (const auto& d : ce.on_reference->detail) o += "      " + d + '\n';
+    }
+  }
+
+  if (bench) {
+    o += "\nbench\n";
+    for (const auto& v : r.variants)
+      o += fmt::format("  {}: {} cases in {:.3f} s = {:.0f} cases/s\n", v.name, v.passed + v.failed, v.seconds,
+                       cases_per_second(v));
+  }
+
+  o += "\nenvironment\n";
+  for (const auto& [k, v] : r.environment) o += fmt::format("  {}: {}\n", k, v);
+
+  o += '\n';
+  if (r.as_expected()) {
+    o += p.green("verdicts as expected") + '\n';
+  } else {
+    o += p.red("verdicts NOT as expected:") + '\n';
+    for (const auto& b : r.broken) o += "  - " + b + '\n';
+  }
+  return o;
+}
+
+namespace {
+std::string md_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string md_code_lines(const outcome& oc) {
+  std::string o;
+  if (!oc.error.empty()) o += "error: " + oc.error + '\n';
+  for (const auto& d : oc.detail) o += d + '\n';
+  return o;
+}
+}  // namespace
+
+std::string markdown_section(const run_record& r, int level) {
+  const std::string h(std::size_t(std::max(1, level)), '#');
+  std::string o;
+  o += fmt::format("**Verdict: {}** (backend `{}`, expect `{}`, {} cases, seed {}, fuzz {}, shard {})\n\n",
+                   r.as_expected() ? "as expected" : "NOT as expected", r.backend, to_string(r.expect),
+                   r.cases.size(), r.seed, r.fuzz, shard_text(r.shard));
+  for (const auto& b : r.broken) o += "- " + md_escape(b) + '\n';
+  if (!r.broken.empty()) o += '\n';
+
+  const auto t = make_table(r);
+  o += "| group |";
+  for (const auto& v : r.variants) o += fmt::format(" {} ({}) |", md_escape(v.name), to_string(v.role));
+  o += "\n|---|";
+  for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
+  o += '\n';
+  for (std::size_t row = 0; row < t.rows.size(); ++row) {
+    o += fmt::format("| {} |", md_escape(t.rows[row]));
+    for (const auto& cell : t.cells[row])
+      o += fmt::format(" {}{}/{}{} |", cell.passed == cell.total ? "" : "**", cell.passed, cell.total,
+                       cell.passed == cell.total ? "" : "**");
+    o += '\n';
+  }
+  o += "\n| metric |";
+  for (const auto& v : r.variants) o += fmt::format(" {} |", md_escape(v.name));
+  o += "\n|---|";
+  for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
+  o += '\n';
+  {
+    std::set<std::string> names;
+    for (const auto& v : r.variants)
+      for (const auto& [k, m] : v.metrics) names.insert(k);
+    for (const auto& k : names) {
+      o += fmt::format("| {} |", md_escape(k));
+      for (const auto& v : r.variants) {
+        auto it = v.metrics.find(k);
+        o += fmt::format(" {} |", (it == v.metrics.end() ? std::string("-") : fmt_value(it->second.value)));
+      }
+      o += '\n';
+    }
+  }
+
+  if (!r.counterexamples.empty()) {
+    o += fmt::format("\n{}# Counterexamples\n", h);
+    for (const auto& ce : r.counterexamples) {
+      o += fmt::format("\nOn `{}`: `{}` (shrunk from `{}`, {} steps, {} runs{})\n\n```\n", ce.variant, ce.shrunk_id,
+                       ce.original_id, ce.steps, ce.runs, ce.budget_exhausted ? ", budget exhausted" : "");
+      o += fmt::format("{} ({}): {}\n", ce.variant, ce.on_variant.pass ? "pass" : "FAIL",
+                       metrics_line(ce.on_variant.metrics));
+      o += md_code_lines(ce.on_variant);
+      if (ce.on_reference) {
+        o += fmt::format("{} ({}): {}\n", ce.reference_variant, ce.on_reference->pass ? "pass" : "FAIL",
+                         metrics_line(ce.on_reference->metrics));
+        o += md_code_lines(*ce.on_reference);
+      }
+      o += "```\n";
+    }
+  }
+
+  const auto keys = coverage_keys(r);
+  if (!keys.empty()) {
+    o += fmt::format("\n{}# Coverage\n\n| counter |", h);
+    for (const auto& v : r.variants) o += fmt::format(" {} |", md_escape(v.name));
+    o += "\n|---|";
+    for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
+    o += '\n';
+    for (const auto& k : keys) {
+      o += fmt::format("| `{}` |", k);
+      for (const auto& v : r.variants) {
+        auto it = v.coverage.find(k);
+        o += fmt::format(" {} |", it == v.coverage.end() ? 0 : it->second);
+      }
+      o += '\n';
+    }
+  }
+
+  bool any_evidence = false;
+  for (const auto& v : r.variants) any_evidence |= v.hazards.total() || v.unwritten.total();
+  if (any_evidence) {
+    o += fmt::format("\n{}# Evidence\n\n| variant | hazards RAW | WAR | WAW | unwritten reads (host-initialised) | "
+                     "(never written) |\n|---|---:|---:|---:|---:|---:|\n",
+                     h);
+    for (const auto& v : r.variants)
+      o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(v.name), v.hazards.raw, v.hazards.war,
+                       v.hazards.waw, v.unwritten.host_initialised, v.unwritten.never_written);
+    for (const auto& v : r.variants) {
+      if (v.hazards.first.empty() && v.unwritten.first.empty()) continue;
+      o += fmt::format("\n`{}`:\n```\n", v.name);
+      for (const auto& f : v.hazards.first) o += "hazard: " + f + '\n';
+      for (const auto& f : v.unwritten.first) o += "unwritten read: " + f + '\n';
+      o += "```\n";
+    }
+  }
+  return o;
+}
+
+std::string render_markdown(const run_record& r, bool bench) {
+  std::string o = fmt::format("## {}\n\n{}\n\n", r.probe, md_escape(r.summary));
+  o += markdown_section(r, 3);
+  if (bench) {
+    o += "\n### Speed\n\n| variant | cases | seconds | cases/s |\n|---|---:|---:|---:|\n";
+    for (const auto& v : r.variants)
+      o += fmt::format("| {} | {} | {:.3f} | {:.0f} |\n", md_escape(v.name), v.passed + v.failed, v.seconds,
+                       cases_per_second(v));
+  }
+  o += "\n### Environment\n\n";
+  for (const auto& [k, v] : r.environment) o += fmt::format("- {}: `{}`\n", k, v);
+  o += "\n### Reproduce\n\n```sh\n" + r.command + "\n```\n";
+  return o;
+}
+
+namespace {
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even as references; keep tab/newline, drop the rest.
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += '?';
+        else
+          out += char(c);
+    }
+  }
+  return out;
+}
+
+// Why this (case, variant) result breaks an expectation, or empty if it does not.
+std::string case_expectation_broken(const run_record& r, const case_row& c, std::size_t v) {
+  const auto& var = r.variants[v];
+  const bool pass = c.passed[v] != 0;
+  switch (r.expect) {
+    case expect_mode::pass: return pass ? "" : "failed; every case must pass";
+    case expect_mode::fail: return "";
+    case expect_mode::fail_pass:
+      if (var.role == variant_role::fixed && !pass) return "fixed variant failed";
+      if ((c.source == source_kind::control || c.buggy == on_buggy::pass) && !pass)
+        return "control case failed (must pass on every variant)";
+      if (var.role == variant_role::buggy && c.buggy == on_buggy::fail && c.source != source_kind::control && pass)
+        return "passed on the buggy variant but must fail";
+      return "";
+  }
+  return "";
+}
+}  // namespace
+
+std::string render_junit(const run_record& r) {
+  std::map<std::pair<std::size_t, std::size_t>, const outcome*> kept;
+  for (const auto& f : r.failures) kept[{f.case_index, f.variant_index}] = &f.result;
+
+  std::string body;
+  std::uint64_t all_tests = 0, all_failures = 0;
+  for (std::size_t v = 0; v < r.variants.size(); ++v) {
+    const auto& var = r.variants[v];
+    std::string cases;
+    std::uint64_t failures = 0;
+    for (std::size_t i = 0; i < r.cases.size(); ++i) {
+      const auto& c = r.cases[i];
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_escape(r.probe + "." + var.name),
+                           xml_escape(c.id));
+      const std::string why = case_expectation_broken(r, c, v);
+      if (!why.empty()) {
+        ++failures;
+        cases += fmt::format("<failure message=\"{}\">", xml_escape(why));
+        auto it = kept.find({i, v});
+        if (it != kept.end()) {
+          if (!it->second->error.empty()) cases += xml_escape("error: " + it->second->error) + '\n';
+          for (const auto& d : it->second->detail) cases += xml_escape(d) + '\n';
+        }
+        cases += "</failure>";
+      } else if (!c.passed[v]) {
+        cases += "<system-out>failed, as expected of this variant</system-out>";
+      }
+      cases += "</testcase>\n";
+    }
+    all_tests += r.cases.size();
+    all_failures += failures;
+    body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
+                        xml_escape(r.probe + "." + var.name), r.cases.size(), failures, var.seconds);
+    body += fmt::format("    <properties><property name=\"role\" value=\"{}\"/><property name=\"backend\" "
+                        "value=\"{}\"/></properties>\n",
+                        to_string(var.role), xml_escape(r.backend));
+    body += cases;
+    body += "  </testsuite>\n";
+  }
+  const std::size_t nexp = std::max<std::size_t>(1, r.broken.size());
+  body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                      xml_escape(r.probe + ".verdict"), nexp, r.broken.size());
+  if (r.broken.empty())
+    body += fmt::format("    <testcase classname=\"{}\" name=\"verdicts as expected\"/>\n",
+                        xml_escape(r.probe + ".verdict"));
+  for (const auto& b : r.broken)
+    body += fmt::format("    <testcase classname=\"{}\" name=\"{}\"><failure message=\"{}\"/></testcase>\n",
+                        xml_escape(r.probe + ".verdict"), xml_escape(b), xml_escape(b));
+  body += "  </testsuite>\n";
+  all_tests += nexp;
+  all_failures += r.broken.size();
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
+                     "failures=\"{}\">\n{}</testsuites>\n",
+                     xml_escape(r.probe), all_tests, all_failures, body);
+}
+
+namespace {
+std::string seed_string(std::uint64_t s) { return fmt::format("0x{:016x}", s); }
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json metrics_json(const std::map<std::string, metric>& m) {
+  json j = json::object();
+  for (const auto& [k, v] : m)
+    j[k] = {{"value", number_or_null(v.value)}, {"merge", v.merge == metric_merge::sum ? "sum" : "max"}};
+  return j;
+}
+json hazards_json(const hazard_evidence& h) {
+  return {{"raw", h.raw}, {"war", h.war}, {"waw", h.waw}, {"first", h.first}};
+}
+json unwritten_json(const unwritten_evidence& u) {
+  return {{"host_initialised", u.host_initialised}, {"never_written", u.never_written}, {"first", u.first}};
+}
+json outcome_json(const outcome& o) {
+  return {{"pass", o.pass},
+          {"error", o.error},
+          {"metrics", metrics_json(o.metrics)},
+          {"detail", o.detail},
+          {"coverage", o.coverage},
+          {"hazards", hazards_json(o.hazards)},
+          {"unwritten", unwritten_json(o.unwritten)}};
+}
+std::string_view to_string(on_buggy b) {
+  switch (b) {
+    case on_buggy::any: return "any";
+    case on_buggy::pass: return "pass";
+    case on_buggy::fail: return "fail";
+  }
+  return "?";
+}
+
+// Field access that names what is missing, so a bad report file gives one clear line.
+const json& at(const json& j, const char* key, std::string_view where) {
+  if (!j.is_object() || !j.contains(key))
+    throw std::runtime_error(fmt::format("{}: missing field '{}'", where, key));
+  return j.at(key);
+}
+template <class T>
+T get(const json& j, const char* key, std::string_view where) {
+  try {
+    return at(j, key, where).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+double number_from(const json& j) { return j.is_null() ? std::nan("") : j.get<double>(); }
+
+std::map<std::string, metric> metrics_from(const json& j, std::string_view where) {
+  std::map<std::string, metric> m;
+  for (const auto& [k, v] : j.items())
+    m[k] = metric{number_from(at(v, "value", where)),
+                  get<std::string>(v, "merge", where) == "sum" ? metric_merge::sum : metric_merge::max};
+  return m;
+}
+hazard_evidence hazards_from(const json& j, std::string_view where) {
+  return {get<std::uint64_t>(j, "raw", where), get<std::uint64_t>(j, "war", where),
+          get<std::uint64_t>(j, "waw", where), get<std::vector<std::string>>(j, "first", where)};
+}
+unwritten_evidence unwritten_from(const json& j, std::string_view where) {
+  return {get<std::uint64_t>(j, "host_initialised", where), get<std::uint64_t>(j, "never_written", where),
+          get<std::vector<std::string>>(j, "first", where)};
+}
+outcome outcome_from(const json& j, std::string_view where) {
+  outcome o;
+  o.pass = get<bool>(j, "pass", where);
+  o.error = get<std::string>(j, "error", where);
+  o.metrics = metrics_from(at(j, "metrics", where), where);
+  o.detail = get<std::vector<std::string>>(j, "detail", where);
+  o.coverage = get<std::map<std::string, std::uint64_t>>(j, "coverage", where);
+  o.hazards = hazards_from(at(j, "hazards", where), where);
+  o.unwritten = unwritten_from(at(j, "unwritten", where), where);
+  return o;
+}
+}  // namespace
+
+json to_json(const run_record& r, bool bench) {
+  json j;
+  j["schema_version"] = report_schema_version;
+  j["probe"] = r.probe;
+  j["summary"] = r.summary;
+  j["family"] = r.family;
+  j["backend"] = r.backend;
+  j["expect"] = to_string(r.expect);
+  j["must_catch"] = json::array();
+  for (auto k : r.must_catch) j["must_catch"].push_back(to_string(k));
+  j["shard"] = {{"index", r.shard.index}, {"count", r.shard.count}};
+  j["seed"] = seed_string(r.seed);
+  j["fuzz"] = r.fuzz;
+  j["filtered"] = r.filtered;
+  j["unsharded_cases"] = r.unsharded_cases;
+  j["command"] = r.command;
+  j["environment"] = json::array();
+  for (const auto& [k, v] : r.environment) j["environment"].push_back({{"key", k}, {"value", v}});
+  j["variants"] = json::array();
+  for (const auto& v : r.variants) {
+    json jv = {{"name", v.name},
+               {"role", to_string(v.role)},
+               {"passed", v.passed},
+               {"failed", v.failed},
+               {"errors", v.errors},
+               {"seconds", v.seconds},
+               {"metrics", metrics_json(v.metrics)},
+               {"coverage", v.coverage},
+               {"hazards", hazards_json(v.hazards)},
+               {"unwritten", unwritten_json(v.unwritten)}};
+    if (bench) jv["cases_per_second"] = cases_per_second(v);
+    j["variants"].push_back(std::move(jv));
+  }
+  j["cases"] = json::array();
+  for (const auto& c : r.cases) {
+    json failed_on = json::array();
+    for (std::size_t v = 0; v < r.variants.size(); ++v)
+      if (!c.passed[v]) failed_on.push_back(r.variants[v].name);
+    j["cases"].push_back({{"id", c.id},
+                          {"source", to_string(c.source)},
+                          {"group", c.group.empty() ? std::string(to_string(c.source)) : c.group},
+                          {"tags", c.tags},
+                          {"seed", c.seed ? json(seed_string(*c.seed)) : json(nullptr)},
+                          {"buggy", to_string(c.buggy)},
+                          {"failed_on", std::move(failed_on)}});
+  }
+  j["failures"] = json::array();
+  for (const auto& f : r.failures)
+    j["failures"].push_back({{"case", r.cases[f.case_index].id},
+                             {"variant", r.variants[f.variant_index].name},
+                             {"outcome", outcome_json(f.result)}});
+  j["counterexamples"] = json::array();
+  for (const auto& ce : r.counterexamples)
+    j["counterexamples"].push_back({{"variant", ce.variant},
+                                    {"original", ce.original_id},
+                                    {"shrunk", ce.shrunk_id},
+                                    {"steps", ce.steps},
+                                    {"runs", ce.runs},
+                                    {"budget_exhausted", ce.budget_exhausted},
+                                    {"outcome", outcome_json(ce.on_variant)},
+                                    {"reference_variant", ce.reference_variant},
+                                    {"reference_outcome", ce.on_reference ? outcome_json(*ce.on_reference) : json()}});
+  j["verdict"] = {{"as_expected", r.as_expected()}, {"broken", r.broken}};
+  return j;
+}
+
+run_record from_json(const json& j) {
+  const std::string where = "report";
+  if (get<int>(j, "schema_version", where) != report_schema_version)
+    throw std::runtime_error(fmt::format("report: schema_version {} is not {}", j.at("schema_version").dump(),
+                                         report_schema_version));
+  run_record r;
+  r.probe = get<std::string>(j, "probe", where);
+  const std::string w = "report of " + r.probe;
+  r.summary = get<std::string>(j, "summary", w);
+  r.family = get<std::string>(j, "family", w);
+  r.backend = get<std::string>(j, "backend", w);
+  const auto expect = get<std::string>(j, "expect", w);
+  if (expect == "fail-pass") r.expect = expect_mode::fail_pass;
+  else if (expect == "pass") r.expect = expect_mode::pass;
+  else if (expect == "fail") r.expect = expect_mode::fail;
+  else throw std::runtime_error(w + ": unknown expect '" + expect + "'");
+  for (const auto& k : get<std::vector<std::string>>(j, "must_catch", w)) {
+    auto kind = parse_source_kind(k);
+    if (!kind) throw std::runtime_error(w + ": unknown source kind '" + k + "' in must_catch");
+    r.must_catch.insert(*kind);
+  }
+  const auto& sh = at(j, "shard", w);
+  r.shard = {get<unsigned>(sh, "index", w), get<unsigned>(sh, "count", w)};
+  if (r.shard.count == 0 || r.shard.index == 0 || r.shard.index > r.shard.count)
+    throw std::runtime_error(w + ": bad shard");
+  auto seed = parse_seed(get<std::string>(j, "seed", w));
+  if (!seed) throw std::runtime_error(w + ": bad seed");
+  r.seed = *seed;
+  r.fuzz = get<std::uint64_t>(j, "fuzz", w);
+  r.filtered = get<bool>(j, "filtered", w);
+  r.unsharded_cases = get<std::uint64_t>(j, "unsharded_cases", w);
+  r.command = get<std::string>(j, "command", w);
+  for (const auto& e : at(j, "environment", w))
+    r.environment.emplace_back(get<std::string>(e, "key", w), get<std::string>(e, "value", w));
+  std::map<std::string, std::size_t> variant_index;
+  for (const auto& jv : at(j, "variants", w)) {
+    variant_summary v;
+    v.name = get<std::string>(jv, "name", w);
+    const auto role = get<std::string>(jv, "role", w);
+    v.role = role == "buggy" ? variant_role::buggy : role == "fixed" ? variant_role::fixed : variant_role::other;
+    v.passed = get<std::uint64_t>(jv, "passed", w);
+    v.failed = get<std::uint64_t>(jv, "failed", w);
+    v.errors = get<std::uint64_t>(jv, "errors", w);
+    v.seconds = get<double>(jv, "seconds", w);
+    v.metrics = metrics_from(at(jv, "metrics", w), w);
+    v.coverage = get<std::map<std::string, std::uint64_t>>(jv, "coverage", w);
+    v.hazards = hazards_from(at(jv, "hazards", w), w);
+    v.unwritten = unwritten_from(at(jv, "unwritten", w), w);
+    variant_index[v.name] = r.variants.size();
+    r.variants.push_back(std::move(v));
+  }
+  std::map<std::string, std::size_t> case_index;
+  for (const auto& jc : at(j, "cases", w)) {
+    case_row c;
+    c.id = get<std::string>(jc, "id", w);
+    auto kind = parse_source_kind(get<std::string>(jc, "source", w));
+    if (!kind) throw std::runtime_error(w + ": case " + c.id + ": unknown source");
+    c.source = *kind;
+    c.group = get<std::string>(jc, "group", w);
+    c.tags = get<std::vector<std::string>>(jc, "tags", w);
+    if (!at(jc, "seed", w).is_null()) {
+      auto s = parse_seed(get<std::string>(jc, "seed", w));
+      if (!s) throw std::runtime_error(w + ": case " + c.id + ": bad seed");
+      c.seed = *s;
+    }
+    const auto b = get<std::string>(jc, "buggy", w);
+    c.buggy = b == "pass" ? on_buggy::pass : b == "fail" ? on_buggy::fail : on_buggy::any;
+    c.passed.assign(r.variants.size(), 1);
+    for (const auto& name : get<std::vector<std::string>>(jc, "failed_on", w)) {
+      auto it = variant_index.find(name);
+      if (it == variant_index.end()) throw std::runtime_error(w + ": case " + c.id + ": unknown variant " + name);
+      c.passed[it->second] = 0;
+    }
+    case_index.emplace(c.id, r.cases.size());
+    r.cases.push_back(std::move(c));
+  }
+  for (const auto& jf : at(j, "failures", w)) {
+    const auto id = get<std::string>(jf, "case", w);
+    const auto vn = get<std::string>(jf, "variant", w);
+    auto ci = case_index.find(id);
+    auto vi = variant_index.find(vn);
+    if (ci == case_index.end() || vi == variant_index.end())
+      throw std::runtime_error(w + ": failure names an unknown case or variant: " + id + " on " + vn);
+    r.failures.push_back({ci->second, vi->second, outcome_from(at(jf, "outcome", w), w)});
+  }
+  for (const auto& jce : at(j, "counterexamples", w)) {
+    counterexample ce;
+    ce.variant = get<std::string>(jce, "variant", w);
+    ce.original_id = get<std::string>(jce, "original", w);
+    ce.shrunk_id = get<std::string>(jce, "shrunk", w);
+    ce.steps = get<unsigned>(jce, "steps", w);
+    ce.runs = get<unsigned>(jce, "runs", w);
+    ce.budget_exhausted = get<bool>(jce, "budget_exhausted", w);
+    ce.on_variant = outcome_from(at(jce, "outcome", w), w);
+    ce.reference_variant = get<std::string>(jce, "reference_variant", w);
+    if (!at(jce, "reference_outcome", w).is_null()) ce.on_reference = outcome_from(jce.at("reference_outcome"), w);
+    r.counterexamples.push_back(std::move(ce));
+  }
+  r.broken = get<std::vector<std::string>>(at(j, "verdict", w), "broken", w);
+  return r;
+}
+
+namespace {
+struct schema_checker {
+  const json& root;
+  std::vector<std::string> errors;
+
+  static bool type_is(const json& v, std::string_view t) {
+    if (t == "object") return v.is_object();
+    if (t == "array") return v.is_array();
+    if (t == "string") return v.is_string();
+    if (t == "boolean") return v.is_boolean();
+    if (t == "null") return v.is_null();
+    if (t == "integer") return v.is_number_integer();
+    if (t == "number") return v.is_number();
+    return false;
+  }
+
+  const json& resolve(const json& s, const std::string& ptr) {
+    if (!s.contains("$ref")) return s;
+    const std::string ref = s.at("$ref").get<std::string>();
+    const std::string prefix = "#/$defs/";
+    if (ref.rfind(prefix, 0) != 0 || !root.contains("$defs") || !root.at("$defs").contains(ref.substr(prefix.size())))
+      throw std::runtime_error("schema: unresolvable $ref " + ref + " at " + ptr);
+    return root.at("$defs").at(ref.substr(prefix.size()));
+  }
+
+  void check(const json& schema_in, const json& v, const std::string& ptr) {
+    const json& s = resolve(schema_in, ptr);
+    if (s.contains("type")) {
+      const json& t = s.at("type");
+      bool ok = false;
+      if (t.is_string()) ok = type_is(v, t.get<std::string>());
+      else
+        for (const auto& tt : t) ok |= type_is(v, tt.get<std::string>());
+      if (!ok) {
+        errors.push_back(ptr + ": expected type " + t.dump() + ", got " + v.type_name());
+        return;
+      }
+    }
+    if (s.contains("enum")) {
+      bool found = false;
+      for (const auto& e : s.at("enum")) found |= e == v;
+      if (!found) errors.push_back(ptr + ": value " + v.dump() + " not in " + s.at("enum").dump());
+    }
+    if (s.contains("const") && s.at("const") != v)
+      errors.push_back(ptr + ": expected " + s.at("const").dump() + ", got " + v.dump());
+    if (s.contains("minimum") && v.is_number() && v.get<double>() < s.at("minimum").get<double>())
+      errors.push_back(ptr + ": " + v.dump() + " is below the minimum " + s.at("minimum").dump());
+    if (v.is_object()) {
+      if (s.contains("required"))
+        for (const auto& k : s.at("required"))
+          if (!v.contains(k.get<std::string>())) errors.push_back(ptr + ": missing required field " + k.dump());
+      const json empty = json::object();
+      const json& props = s.contains("properties") ? s.at("properties") : empty;
+      for (const auto& [k, sub] : v.items()) {
+        const std::string child = ptr + "/" + k;
+        if (props.contains(k)) {
+          check(props.at(k), sub, child);
+        } else if (s.contains("additionalProperties")) {
+          const json& ap = s.at("additionalProperties");
+          if (ap.is_boolean()) {
+            if (!ap.get<bool>()) errors.push_back(child + ": field not allowed by the schema");
+          } else {
+            check(ap, sub, child);
+          }
+        }
+      }
+    }
+    if (v.is_array() && s.contains("items"))
+      for (std::size_t i = 0; i < v.size(); ++i) check(s.at("items"), v[i], ptr + "/" + std::to_string(i));
+  }
+};
+}  // namespace
+
+std::vector<std::string> schema_violations(const json& schema, const json& doc) {
+  schema_checker c{schema, {}};
+  c.check(schema, doc, "");
+  return c.errors;
+}
+
+}  // namespace tp::probe

@@ -1,0 +1,188 @@
+#include "probes/common/run.h"
+
+#include <algorithm>
+
+namespace tp::probe {
+
+std::string_view to_string(expect_mode m) {
+  switch (m) {
+    case expect_mode::fail_pass: return "fail-pass";
+    case expect_mode::pass: return "pass";
+    case expect_mode::fail: return "fail";
+  }
+  return "?";
+}
+
+std::string_view to_string(variant_role r) {
+  switch (r) {
+    case variant_role::buggy: return "buggy";
+    case variant_role::fixed: return "fixed";
+    case variant_role::other: return "other";
+  }
+  return "?";
+}
+
+namespace {
+bool must_pass_everywhere(const case_row& c) { return c.source == source_kind::control || c.buggy == on_buggy::pass; }
+
+std::string count_line(std::uint64_t failed, std::uint64_t total) {
+  return std::to_string(failed) + "/" + std::to_string(total) + " failed";
+}
+}  // namespace
+
+std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
+  std::vector<std::string> broken;
+  if (r.cases.empty()) {
+    broken.push_back("no case ran, so nothing was shown");
+    return broken;
+  }
+  const std::size_t nv = r.variants.size();
+  for (std::size_t v = 0; v < nv; ++v) {
+    const auto& var = r.variants[v];
+    std::uint64_t failed = 0;
+    const case_row* first_failed = nullptr;
+    for (const auto& c : r.cases)
+      if (!c.passed[v]) {
+        ++failed;
+        if (!first_failed) first_failed = &c;
+      }
+    const std::uint64_t total = r.cases.size();
+
+    if (r.expect == expect_mode::pass || (r.expect == expect_mode::fail_pass && var.role == variant_role::fixed)) {
+      if (failed)
+        broken.push_back(std::string(r.expect == expect_mode::pass ? "variant " : "fixed variant ") + var.name +
+                         " failed " + std::to_string(failed) + " of " + std::to_string(total) +
+                         " cases (expected every case to pass); first: " + first_failed->id);
+      continue;
+    }
+    if (r.expect == expect_mode::fail) {
+      if (!failed)
+        broken.push_back("variant " + var.name + " passed all " + std::to_string(total) +
+                         " cases (expected at least one failure: the variant is not caught)");
+      continue;
+    }
+
+    // fail-pass, buggy or other: control cases must pass here too.
+    std::uint64_t control_failed = 0, control_total = 0;
+    const case_row* first_control = nullptr;
+    for (const auto& c : r.cases)
+      if (must_pass_everywhere(c)) {
+        ++control_total;
+        if (!c.passed[v]) {
+          ++control_failed;
+          if (!first_control) first_control = &c;
+        }
+      }
+    if (control_failed)
+      broken.push_back(std::string(to_string(var.role)) + " variant " + var.name + " failed " +
+                       std::to_string(control_failed) + " of " + std::to_string(control_total) +
+                       " control case(s) (controls must pass on every variant); first: " + first_control->id);
+    if (var.role != variant_role::buggy) continue;
+
+    std::uint64_t must_fail_passed = 0;
+    const case_row* first_must_fail = nullptr;
+    for (const auto& c : r.cases)
+      if (c.buggy == on_buggy::fail && c.source != source_kind::control && c.passed[v]) {
+        ++must_fail_passed;
+        if (!first_must_fail) first_must_fail = &c;
+      }
+    if (must_fail_passed)
+      broken.push_back("buggy variant " + var.name + " passed " + std::to_string(must_fail_passed) +
+                       " case(s) that must fail on it; first: " + first_must_fail->id);
+
+    if (!check_must_catch) continue;
+    for (source_kind k : r.must_catch) {
+      std::uint64_t kind_total = 0, kind_failed = 0;
+      for (const auto& c : r.cases)
+        if (c.source == k) {
+          ++kind_total;
+          if (!c.passed[v]) ++kind_failed;
+        }
+      if (kind_total == 0) {
+        if (!r.filtered)
+          broken.push_back("no " + std::string(to_string(k)) + " case ran, so the probe cannot show that buggy variant " +
+                           var.name + " fails on " + std::string(to_string(k)) + " cases");
+      } else if (kind_failed == 0) {
+        broken.push_back("buggy variant " + var.name + " failed no " + std::string(to_string(k)) + " case (" +
+                         count_line(0, kind_total) + "): the probe no longer catches its bug there");
+      }
+    }
+  }
+  return broken;
+}
+
+void accumulate(variant_summary& s, const outcome& o) {
+  if (o.pass)
+    ++s.passed;
+  else
+    ++s.failed;
+  if (!o.error.empty()) ++s.errors;
+  for (const auto& [k, m] : o.metrics) {
+    auto [it, fresh] = s.metrics.try_emplace(k, m);
+    if (fresh) continue;
+    if (m.merge == metric_merge::sum)
+      it->second.value += m.value;
+    else
+      it->second.value = std::max(it->second.value, m.value);
+  }
+  for (const auto& [k, n] : o.coverage) s.coverage[k] += n;
+  constexpr std::size_t keep = 8;
+  s.hazards.raw += o.hazards.raw;
+  s.hazards.war += o.hazards.war;
+  s.hazards.waw += o.hazards.waw;
+  for (const auto& f : o.hazards.first)
+    if (s.hazards.first.size() < keep &&
+        std::find(s.hazards.first.begin(), s.hazards.first.end(), f) == s.hazards.first.end())
+      s.hazards.first.push_back(f);
+  s.unwritten.host_initialised += o.unwritten.host_initialised;
+  s.unwritten.never_written += o.unwritten.never_written;
+  for (const auto& f : o.unwritten.first)
+    if (s.unwritten.first.size() < keep &&
+        std::find(s.unwritten.first.begin(), s.unwritten.first.end(), f) == s.unwritten.first.end())
+      s.unwritten.first.push_back(f);
+}
+
+fail_pass_table make_table(const run_record& r) {
+  fail_pass_table t;
+  for (const auto& v : r.variants) t.columns.push_back(v.name);
+  std::map<std::string, std::size_t> row_of;
+  for (const auto& c : r.cases) {
+    const std::string row = c.group.empty() ? std::string(to_string(c.source)) : c.group;
+    auto [it, fresh] = row_of.try_emplace(row, t.rows.size());
+    if (fresh) {
+      t.rows.push_back(row);
+      t.cells.emplace_back(r.variants.size());
+    }
+    auto& line = t.cells[it->second];
+    for (std::size_t v = 0; v < r.variants.size(); ++v) {
+      ++line[v].total;
+      line[v].passed += c.passed[v] ? 1 : 0;
+    }
+  }
+  return t;
+}
+
+shrink_result shrink_case(const case_def& failing, const std::function<case_list(const case_def&)>& candidates,
+                          const std::function<bool(const case_def&)>& still_fails, unsigned budget) {
+  shrink_result res{failing, 0, 0, false};
+  if (!candidates) return res;
+  for (;;) {
+    bool improved = false;
+    for (auto& cand : candidates(res.shrunk)) {
+      if (res.runs >= budget) {
+        res.budget_exhausted = true;
+        return res;
+      }
+      ++res.runs;
+      if (still_fails(cand)) {
+        res.shrunk = std::move(cand);
+        ++res.steps;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) return res;
+  }
+}
+
+}  // namespace tp::probe

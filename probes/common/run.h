@@ -1,0 +1,102 @@
+// The record of one probe run: what ran, what passed, what the verdict is. Reporters render it, the JSON report is
+// its serialisation, and tileprobe-report rebuilds it from JSON to merge shards and re-evaluate the verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "probes/common/case.h"
+#include "probes/common/outcome.h"
+#include "probes/common/probe.h"
+
+namespace tp::probe {
+
+struct variant_summary {
+  std::string name;
+  variant_role role = variant_role::other;
+  std::uint64_t passed = 0, failed = 0, errors = 0;  // errors: runner threw (counted in failed as well)
+  std::map<std::string, metric> metrics;
+  std::map<std::string, std::uint64_t> coverage;
+  hazard_evidence hazards;           // counts summed; first few pairs kept
+  unwritten_evidence unwritten;
+  double seconds = 0;                // time inside the runner, for --bench
+};
+
+struct case_row {
+  std::string id;
+  source_kind source = source_kind::fixture;
+  std::string group;
+  std::vector<std::string> tags;
+  std::optional<std::uint64_t> seed;
+  on_buggy buggy = on_buggy::any;
+  std::vector<std::uint8_t> passed;  // per variant (index into run_record::variants): 1 pass, 0 fail
+};
+
+// A failing (case, variant) kept with its full outcome (the first few per variant and row).
+struct kept_failure {
+  std::size_t case_index = 0, variant_index = 0;
+  outcome result;
+};
+
+struct counterexample {
+  std::string variant, original_id, shrunk_id;
+  unsigned steps = 0, runs = 0;
+  bool budget_exhausted = false;
+  outcome on_variant;
+  std::string reference_variant;         // the fixed variant it was compared with; empty if none
+  std::optional<outcome> on_reference;
+};
+
+struct run_record {
+  std::string probe, summary, family, backend;
+  expect_mode expect = expect_mode::fail_pass;
+  std::set<source_kind> must_catch;
+  shard_spec shard;
+  std::uint64_t seed = 0, fuzz = 0;
+  bool filtered = false;                 // --case / --input narrowed the list
+  std::uint64_t unsharded_cases = 0;     // size of the full list the shard was cut from
+  std::vector<variant_summary> variants;
+  std::vector<case_row> cases;
+  std::vector<kept_failure> failures;
+  std::vector<counterexample> counterexamples;
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::string command;                   // the command line, for reproducing
+  std::vector<std::string> broken;       // filled by evaluate()
+  bool as_expected() const { return broken.empty(); }
+};
+
+// The verdict rules (README "Verdicts"). Returns one line per broken expectation; empty means as expected.
+// check_must_catch is false for a single shard (the rule needs the whole list) and true otherwise.
+std::vector<std::string> evaluate(const run_record& r, bool check_must_catch);
+
+// Adds one case's outcome on one variant into the record's summaries (not the case row).
+void accumulate(variant_summary& s, const outcome& o);
+
+// Fail->pass table: rows (case groups, first-seen order) × variants, cells passed/total.
+struct table_cell {
+  std::uint64_t passed = 0, total = 0;
+};
+struct fail_pass_table {
+  std::vector<std::string> rows;
+  std::vector<std::string> columns;
+  std::vector<std::vector<table_cell>> cells;  // [row][column]
+};
+fail_pass_table make_table(const run_record& r);
+
+// Greedy shrinking: repeatedly replace the case by the first candidate that still fails, until no candidate fails or
+// `budget` candidate runs are spent.
+struct shrink_result {
+  case_def shrunk;
+  unsigned steps = 0, runs = 0;
+  bool budget_exhausted = false;
+};
+shrink_result shrink_case(const case_def& failing, const std::function<case_list(const case_def&)>& candidates,
+                          const std::function<bool(const case_def&)>& still_fails, unsigned budget);
+
+}  // namespace tp::probe

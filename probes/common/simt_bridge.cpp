@@ -1,0 +1,61 @@
+// The framework's view of simt/: the variant registry and backend availability. Kept in one file so the rest of
+// probes/common builds and is tested without any kernel linked in.
+#include <fstream>
+#include <string>
+
+#include "probes/common/probe.h"
+
+#if defined(TP_PROBE_HAVE_SIMT)
+#include "simt/host.h"
+#include "simt/registry.h"
+#endif
+
+namespace tp::probe {
+
+namespace {
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown CPU";
+}
+}  // namespace
+
+#if defined(TP_PROBE_HAVE_SIMT)
+variant_provider default_variant_provider() {
+  return [](std::string_view family) {
+    std::vector<registered_variant> out;
+    for (const auto& e : tp::variants(family)) out.push_back({e.family, e.variant, to_string(e.where), e.ops});
+    return out;
+  };
+}
+
+backend_hooks default_backend_hooks() {
+  const auto parse = [](std::string_view b) {
+    return b == "cuda" ? tp::backend::cuda : b == "hip" ? tp::backend::hip : tp::backend::cpu;
+  };
+  return backend_hooks{
+      [parse](std::string_view b) { return tp::backend_available(parse(b)); },
+      [](std::string_view b) -> std::string {
+        // simt/ has no device-name query yet; the CPU emulator runs on the host CPU.
+        if (b == "cpu") return "CPU fiber emulator on " + cpu_model();
+        return std::string(b) + " device";
+      }};
+}
+#else
+variant_provider default_variant_provider() {
+  return [](std::string_view) { return std::vector<registered_variant>{}; };
+}
+backend_hooks default_backend_hooks() {
+  return backend_hooks{[](std::string_view b) { return b == "cpu"; },
+                       [](std::string_view b) -> std::string {
+                         return b == "cpu" ? "CPU on " + cpu_model() : std::string(b) + " device";
+                       }};
+}
+#endif
+
+}  // namespace tp::probe
