@@ -22,11 +22,11 @@ double population_std(const std::vector<double>& x) {
   return std::sqrt(ss / static_cast<double>(x.size()));
 }
 
+// T / (s_c ⊗ s_r) with the scales held as plain factors, refreshed from the logs after every update.
 struct scaled_tile {
   const matrix<double>& t;
-  const std::vector<double>& log_c;
-  const std::vector<double>& log_r;
-  double at(std::size_t r, std::size_t c) const { return t(r, c) / (std::exp(log_c[c]) * std::exp(log_r[r])); }
+  std::vector<double> col, row;
+  double at(std::size_t r, std::size_t c) const { return t(r, c) / (col[c] * row[r]); }
   double col_std(std::size_t c) const {
     std::vector<double> x(t.rows);
     for (std::size_t r = 0; r < t.rows; ++r) x[r] = at(r, c);
@@ -90,19 +90,24 @@ sinkhorn_result sinkhorn(matrix_view<double> tile, const sinkhorn_options& opt) 
   if (opt.iterations < 0) throw std::invalid_argument("sinkhorn: negative iteration count");
   const matrix<double> t = copy_of(tile);
   std::vector<double> log_c(t.cols, 0.0), log_r(t.rows, 0.0);
-  const scaled_tile s{t, log_c, log_r};
+  scaled_tile s{t, std::vector<double>(t.cols, 1.0), std::vector<double>(t.rows, 1.0)};
 
   sinkhorn_result res;
   res.imbalance_initial = res.imbalance_best = imbalance(s, opt);
   std::vector<double> best_c = log_c, best_r = log_r;
   for (int it = 1; it <= opt.iterations; ++it) {
+    // Every column is measured with the scales of the previous step, then all column scales change at once.
+    std::vector<double> sd(t.cols);
+    for (std::size_t c = 0; c < t.cols; ++c) sd[c] = std::clamp(s.col_std(c), opt.std_min, opt.std_max);
     for (std::size_t c = 0; c < t.cols; ++c) {
-      const double sd = std::clamp(s.col_std(c), opt.std_min, opt.std_max);
-      log_c[c] = std::clamp(log_c[c] + std::log(sd), opt.log_scale_min, opt.log_scale_max);
+      log_c[c] = std::clamp(log_c[c] + std::log(sd[c]), opt.log_scale_min, opt.log_scale_max);
+      s.col[c] = std::exp(log_c[c]);
     }
+    sd.assign(t.rows, 0.0);
+    for (std::size_t r = 0; r < t.rows; ++r) sd[r] = std::clamp(s.row_std(r), opt.std_min, opt.std_max);
     for (std::size_t r = 0; r < t.rows; ++r) {
-      const double sd = std::clamp(s.row_std(r), opt.std_min, opt.std_max);
-      log_r[r] = std::clamp(log_r[r] + std::log(sd), opt.log_scale_min, opt.log_scale_max);
+      log_r[r] = std::clamp(log_r[r] + std::log(sd[r]), opt.log_scale_min, opt.log_scale_max);
+      s.row[r] = std::exp(log_r[r]);
     }
     const double imb = imbalance(s, opt);
     if (imb < res.imbalance_best) {
