@@ -727,6 +727,15 @@ struct schema_checker {
         return;
       }
     }
+    if (s.contains("anyOf")) {
+      bool any = false;
+      for (const auto& alt : s.at("anyOf")) {
+        schema_checker sub{root, {}};
+        sub.check(alt, v, ptr);
+        any |= sub.errors.empty();
+      }
+      if (!any) errors.push_back(ptr + ": matches none of the anyOf alternatives");
+    }
     if (s.contains("enum")) {
       bool found = false;
       for (const auto& e : s.at("enum")) found |= e == v;

@@ -34,7 +34,7 @@ nlohmann::json to_json(const run_record& r, bool bench);
 run_record from_json(const nlohmann::json& j);  // throws std::runtime_error naming the missing/bad field
 
 // Validates `doc` against a JSON schema using the subset report.schema.json uses: type (string or list), enum,
-// const, required, properties, additionalProperties (bool or schema), items, minimum, $ref "#/$defs/NAME".
+// const, anyOf, required, properties, additionalProperties (bool or schema), items, minimum, $ref "#/$defs/NAME".
 // Returns one line per violation, with the JSON pointer of the offending value.
 std::vector<std::string> schema_violations(const nlohmann::json& schema, const nlohmann::json& doc);
 

@@ -1,0 +1,367 @@
+#include "tools/report_merge.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "probes/common/report.h"
+
+namespace tp::report {
+
+using probe::run_record;
+
+namespace {
+std::string run_key(const run_record& r) {
+  std::string k = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", r.probe, r.backend, r.family, probe::to_string(r.expect),
+                              r.seed, r.fuzz, r.shard.count, r.filtered);
+  for (const auto& v : r.variants) k += "|" + v.name;
+  return k;
+}
+
+void add_summary(probe::variant_summary& into, const probe::variant_summary& from) {
+  into.passed += from.passed;
+  into.failed += from.failed;
+  into.errors += from.errors;
+  into.seconds += from.seconds;
+  for (const auto& [k, m] : from.metrics) {
+    auto [it, fresh] = into.metrics.try_emplace(k, m);
+    if (fresh) continue;
+    if (m.merge == probe::metric_merge::sum) it->second.value += m.value;
+    else it->second.value = std::max(it->second.value, m.value);
+  }
+  for (const auto& [k, n] : from.coverage) into.coverage[k] += n;
+  into.hazards.raw += from.hazards.raw;
+  into.hazards.war += from.hazards.war;
+  into.hazards.waw += from.hazards.waw;
+  for (const auto& f : from.hazards.first)
+    if (into.hazards.first.size() < 8) into.hazards.first.push_back(f);
+  into.unwritten.host_initialised += from.unwritten.host_initialised;
+  into.unwritten.never_written += from.unwritten.never_written;
+  for (const auto& f : from.unwritten.first)
+    if (into.unwritten.first.size() < 8) into.unwritten.first.push_back(f);
+}
+}  // namespace
+
+std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const loaded_report*>> groups;
+  for (const auto& r : reports) {
+    const auto k = run_key(r.record);
+    if (!groups.count(k)) order.push_back(k);
+    groups[k].push_back(&r);
+  }
+  std::vector<merged_run> out;
+  for (const auto& k : order) {
+    auto& members = groups[k];
+    merged_run m;
+    const unsigned n = members.front()->record.shard.count;
+    std::map<unsigned, const loaded_report*> by_index;
+    for (const auto* r : members) {
+      auto [it, fresh] = by_index.emplace(r->record.shard.index, r);
+      if (!fresh)
+        m.problems.push_back(fmt::format("shard {}/{} appears twice: {} and {}", r->record.shard.index, n,
+                                         it->second->path, r->path));
+    }
+    for (unsigned i = 1; i <= n; ++i)
+      if (!by_index.count(i)) m.problems.push_back(fmt::format("shard {}/{} is missing", i, n));
+
+    const run_record& first = by_index.begin()->second->record;
+    run_record& rec = m.record;
+    rec = first;
+    rec.cases.clear();
+    rec.failures.clear();
+    rec.counterexamples.clear();
+    rec.broken.clear();
+    for (auto& v : rec.variants) {
+      probe::variant_summary fresh;
+      fresh.name = v.name;
+      fresh.role = v.role;
+      v = std::move(fresh);
+    }
+    rec.shard = probe::shard_spec{1, 1};
+
+    // Shard i holds positions p with p % n == i-1, in order, so its k-th case sat at k*n + i-1.
+    std::vector<std::tuple<std::uint64_t, const run_record*, std::size_t>> placed;
+    std::set<std::uint64_t> unsharded_sizes;
+    std::set<std::string> hosts;
+    for (const auto& [index, lr] : by_index) {
+      const run_record& r = lr->record;
+      m.sources.push_back(lr->path);
+      m.commands.push_back(r.command);
+      unsharded_sizes.insert(r.unsharded_cases);
+      for (const auto& [key, value] : r.environment)
+        if (key == "hostname") hosts.insert(value);
+      for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(c * n + (index - 1), &r, c);
+      for (std::size_t v = 0; v < r.variants.size(); ++v) add_summary(rec.variants[v], r.variants[v]);
+    }
+    std::sort(placed.begin(), placed.end(),
+              [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::map<std::pair<const run_record*, std::size_t>, std::size_t> new_index;
+    std::map<std::string, std::size_t> seen_ids;
+    for (const auto& [pos, r, c] : placed) {
+      const auto& row = r->cases[c];
+      auto [it, fresh] = seen_ids.emplace(row.id, rec.cases.size());
+      if (!fresh) {
+        m.problems.push_back("case " + row.id + " appears in more than one shard");
+        continue;
+      }
+      new_index[{r, c}] = rec.cases.size();
+      rec.cases.push_back(row);
+    }
+    if (unsharded_sizes.size() > 1)
+      m.problems.push_back("the shards were cut from case lists of different sizes (different options?)");
+    else if (!unsharded_sizes.empty() && by_index.size() == n && rec.cases.size() != *unsharded_sizes.begin())
+      m.problems.push_back(fmt::format("{} cases merged, but the unsharded list had {}: cases are missing",
+                                       rec.cases.size(), *unsharded_sizes.begin()));
+    for (const auto& [index, lr] : by_index) {
+      for (const auto& f : lr->record.failures) {
+        auto it = new_index.find({&lr->record, f.case_index});
+        if (it != new_index.end()) rec.failures.push_back({it->second, f.variant_index, f.result});
+      }
+      for (const auto& ce : lr->record.counterexamples) rec.counterexamples.push_back(ce);
+    }
+    if (hosts.size() > 1) {
+      std::string all;
+      for (const auto& h : hosts) all += (all.empty() ? "" : ", ") + h;
+      for (auto& [key, value] : rec.environment)
+        if (key == "hostname") value = all;
+    }
+    rec.broken = probe::evaluate(rec, m.problems.empty());
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+mutation_matrix parse_matrix(const nlohmann::json& j) {
+  mutation_matrix m;
+  if (!j.is_object() || !j.contains("matrix_version") || j.at("matrix_version") != 1)
+    throw std::runtime_error("matrix: missing or unsupported matrix_version (expected 1)");
+  if (!j.contains("rows") || !j.at("rows").is_array()) throw std::runtime_error("matrix: missing rows");
+  for (const auto& jr : j.at("rows")) {
+    matrix_row row;
+    try {
+      row.variant = jr.at("variant").get<std::string>();
+      row.family = jr.value("family", std::string());
+      if (jr.contains("targets")) {
+        row.any_target = false;
+        row.targets = jr.at("targets").get<std::vector<std::string>>();
+      }
+      row.exit_codes = jr.at("exit").get<std::map<std::string, int>>();
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(std::string("matrix: bad row: ") + e.what());
+    }
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+namespace {
+std::set<std::string> caught_by(const matrix_row& r) {
+  std::set<std::string> s;
+  for (const auto& [p, code] : r.exit_codes)
+    if (code == 1) s.insert(p);
+  return s;
+}
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out.empty() ? "none" : out;
+}
+}  // namespace
+
+std::vector<std::string> matrix_problems(const mutation_matrix& m) {
+  std::vector<std::string> problems;
+  for (const auto& r : m.rows) {
+    for (const auto& [p, code] : r.exit_codes)
+      if (code != 0 && code != 1 && code != 77)
+        problems.push_back(fmt::format("{} on {}: exit {} (usage or input error)", p, r.variant, code));
+    const auto caught = caught_by(r);
+    if (r.any_target) {
+      if (caught.empty()) problems.push_back("mutant " + r.variant + " survives: no probe catches it");
+    } else {
+      const std::set<std::string> want(r.targets.begin(), r.targets.end());
+      if (caught != want)
+        problems.push_back("variant " + r.variant + " is caught by " + join(caught) + ", expected exactly " +
+                           join(want));
+    }
+  }
+  return problems;
+}
+
+namespace {
+std::string source_counts_table(const run_record& r) {
+  std::string o = "| variant |";
+  std::vector<probe::source_kind> kinds;
+  for (auto k : probe::all_source_kinds)
+    if (std::any_of(r.cases.begin(), r.cases.end(), [k](const auto& c) { return c.source == k; })) {
+      kinds.push_back(k);
+      o += fmt::format(" {} failed/total |", probe::to_string(k));
+    }
+  o += "\n|---|";
+  for (std::size_t i = 0; i < kinds.size(); ++i) o += "---:|";
+  o += '\n';
+  for (std::size_t v = 0; v < r.variants.size(); ++v) {
+    o += fmt::format("| {} ({}) |", r.variants[v].name, probe::to_string(r.variants[v].role));
+    for (auto k : kinds) {
+      std::uint64_t total = 0, failed = 0;
+      for (const auto& c : r.cases)
+        if (c.source == k) {
+          ++total;
+          failed += c.passed[v] ? 0 : 1;
+        }
+      o += fmt::format(" {}/{} |", failed, total);
+    }
+    o += '\n';
+  }
+  return o;
+}
+
+std::string env_value(const run_record& r, std::string_view key) {
+  for (const auto& [k, v] : r.environment)
+    if (k == key) return v;
+  return "";
+}
+}  // namespace
+
+std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix) {
+  std::string o = "# tileprobe report\n\n| probe | backend | verdict | cases | shards | merge |\n"
+                  "|---|---|---|---:|---:|---|\n";
+  for (const auto& m : runs)
+    o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.record.probe, m.record.backend,
+                     m.record.as_expected() ? "as expected" : "**NOT as expected**", m.record.cases.size(),
+                     m.sources.size(), m.problems.empty() ? "ok" : "**problems**");
+
+  o += "\n## Environment\n";
+  std::set<std::string> backends_done;
+  for (const auto& m : runs) {
+    if (!backends_done.insert(m.record.backend).second) continue;
+    o += fmt::format("\n### {}\n\n", m.record.backend);
+    for (const auto& [k, v] : m.record.environment)
+      if (k != "probe") o += fmt::format("- {}: `{}`\n", k, v);
+  }
+
+  for (const auto& m : runs) {
+    const auto& r = m.record;
+    o += fmt::format("\n## {} on {}\n\n{}\n\n", r.probe, r.backend, r.summary);
+    if (!m.problems.empty()) {
+      o += "Merge problems:\n\n";
+      for (const auto& p : m.problems) o += "- " + p + '\n';
+      o += '\n';
+    }
+    o += probe::markdown_section(r, 3);
+    o += "\n### Cases by source\n\n" + source_counts_table(r);
+    o += "\n### Reproduce\n\n```sh\n";
+    for (const auto& c : m.commands) o += c + '\n';
+    o += "```\n";
+    if (env_value(r, "device").empty()) o += "\n(device unknown)\n";
+  }
+
+  if (matrix) {
+    std::set<std::string> probes;
+    for (const auto& row : matrix->rows)
+      for (const auto& [p, code] : row.exit_codes) probes.insert(p);
+    o += "\n## Mutation matrix\n\nCell: the probe's exit status with `--variant V --expect pass` "
+         "(pass = 0, caught = 1, n/a = 77). Rows with targets must be caught by exactly those probes; mutants by at "
+         "least one.\n\n| variant | must be caught by |";
+    for (const auto& p : probes) o += " " + p + " |";
+    o += " ok |\n|---|---|";
+    for (std::size_t i = 0; i <= probes.size(); ++i) o += "---|";
+    o += '\n';
+    for (const auto& row : matrix->rows) {
+      mutation_matrix one{{row}};
+      const bool ok = matrix_problems(one).empty();
+      std::string want = row.any_target ? std::string("any") : join({row.targets.begin(), row.targets.end()});
+      o += fmt::format("| {} | {} |", row.variant, want);
+      for (const auto& p : probes) {
+        auto it = row.exit_codes.find(p);
+        const bool target = !row.any_target && std::find(row.targets.begin(), row.targets.end(), p) != row.targets.end();
+        std::string cell = it == row.exit_codes.end() ? "-"
+                           : it->second == 0          ? "pass"
+                           : it->second == 1          ? "caught"
+                           : it->second == 77         ? "n/a"
+                                                      : fmt::format("exit {}", it->second);
+        o += fmt::format(" {}{}{} |", target ? "**" : "", cell, target ? "**" : "");
+      }
+      o += fmt::format(" {} |\n", ok ? "yes" : "**NO**");
+    }
+    const auto problems = matrix_problems(*matrix);
+    if (!problems.empty()) {
+      o += "\n";
+      for (const auto& p : problems) o += "- " + p + '\n';
+    }
+  }
+  return o;
+}
+
+int tileprobe_report_main(int argc, char** argv) {
+  CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document", "tileprobe-report");
+  std::vector<std::string> inputs;
+  std::string out_path, matrix_path;
+  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends)")->required();
+  cli.add_option("--out", out_path, "Markdown output file (default: stdout)");
+  cli.add_option("--matrix", matrix_path, "mutation matrix JSON");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    std::cerr << "tileprobe-report: " << msg << " (see --help)\n";
+    return 2;
+  }
+  const auto read_json = [](const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open the file");
+    try {
+      return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
+    }
+  };
+  std::vector<loaded_report> reports;
+  mutation_matrix matrix;
+  try {
+    for (const auto& path : inputs) {
+      try {
+        reports.push_back({path, probe::from_json(read_json(path))});
+      } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        throw std::runtime_error(what.rfind(path, 0) == 0 ? what : path + ": " + what);
+      }
+    }
+    if (!matrix_path.empty()) matrix = parse_matrix(read_json(matrix_path));
+  } catch (const std::runtime_error& e) {
+    std::cerr << "tileprobe-report: " << e.what() << '\n';
+    return 2;
+  }
+  const auto runs = merge_reports(reports);
+  const std::string doc = render_document(runs, matrix_path.empty() ? nullptr : &matrix);
+  if (out_path.empty()) {
+    std::cout << doc;
+  } else {
+    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+    out << doc;
+    if (!out) {
+      std::cerr << "tileprobe-report: " << out_path << ": cannot write\n";
+      return 2;
+    }
+  }
+  int rc = 0;
+  for (const auto& m : runs) {
+    for (const auto& p : m.problems) std::cerr << "tileprobe-report: " << m.record.probe << ": " << p << '\n', rc = 1;
+    for (const auto& b : m.record.broken)
+      std::cerr << "tileprobe-report: " << m.record.probe << " (" << m.record.backend << "): " << b << '\n', rc = 1;
+  }
+  if (!matrix_path.empty())
+    for (const auto& p : matrix_problems(matrix)) std::cerr << "tileprobe-report: matrix: " << p << '\n', rc = 1;
+  return rc;
+}
+
+}  // namespace tp::report

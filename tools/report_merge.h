@@ -1,0 +1,51 @@
+// tileprobe-report's logic: merge probe JSON reports (shards, machines, backends) into one Markdown document, with
+// shard bookkeeping (duplicates, missing shard indices, case ids in two shards) and an optional mutation matrix.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/common/run.h"
+
+namespace tp::report {
+
+struct loaded_report {
+  std::string path;
+  probe::run_record record;
+};
+
+// One probe run reassembled from its shards (or a single unsharded report).
+struct merged_run {
+  probe::run_record record;           // cases back in unsharded order; verdict re-evaluated over all shards
+  std::vector<std::string> sources;   // report paths, in shard order
+  std::vector<std::string> commands;  // each shard's command line
+  std::vector<std::string> problems;  // duplicate shards, missing shard indices, duplicated or missing cases
+};
+
+// Reports of one run share probe, backend, family, expect, seed, fuzz, variant list and shard count.
+std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports);
+
+// The mutation matrix (README of probes/common, "Mutation matrix"): rows of variants, each probe's exit status when
+// run with `--variant V --expect pass` (0 passes, 1 caught, 77 unavailable), and which probes must catch the row.
+struct matrix_row {
+  std::string variant, family;
+  bool any_target = true;                 // no "targets" field: at least one probe must catch it (a mutant)
+  std::vector<std::string> targets;       // otherwise exactly these probes must catch it
+  std::map<std::string, int> exit_codes;  // probe -> exit status
+};
+struct mutation_matrix {
+  std::vector<matrix_row> rows;
+};
+mutation_matrix parse_matrix(const nlohmann::json& j);  // throws std::runtime_error naming the bad field
+// One line per row whose caught set is not what it must be.
+std::vector<std::string> matrix_problems(const mutation_matrix& m);
+
+std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix);
+
+// The whole tool; returns the exit code (0 merged and as expected, 1 a problem or broken verdict, 2 bad usage/input).
+int tileprobe_report_main(int argc, char** argv);
+
+}  // namespace tp::report
