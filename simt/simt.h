@@ -123,10 +123,10 @@ TP_DEVICE void sync_threads(TP_LOC_ONLY_PARAM) {
 
 // Warp shuffles over 32-bit-word-sized types (all lanes of the warp must call; full mask).
 template <class T>
-TP_DEVICE T shfl(T v, int src_lane) {
+TP_DEVICE T shfl(T v, int src_lane TP_LOC_PARAM) {
   static_assert(sizeof(T) == 4, "tp::shfl moves one 32-bit word; use warp_allgather for larger values");
 #if TP_BACKEND_CPU
-  return cpu::warp_shfl(v, src_lane);
+  return cpu::warp_shfl(v, src_lane TP_LOC_ARG);
 #elif TP_BACKEND_CUDA
   return __shfl_sync(0xffffffffu, v, src_lane);
 #elif TP_BACKEND_HIP
@@ -136,7 +136,7 @@ TP_DEVICE T shfl(T v, int src_lane) {
 #endif
 }
 template <class T>
-TP_DEVICE T shfl_xor(T v, int lane_mask) { return shfl(v, int(lane_id() ^ unsigned(lane_mask))); }
+TP_DEVICE T shfl_xor(T v, int lane_mask TP_LOC_PARAM) { return shfl(v, int(lane_id() ^ unsigned(lane_mask)) TP_LOC_ARG); }
 
 // The warp collective: every lane contributes one value and receives every lane's value, indexed by lane.
 // The matrix instructions' software form is built on this (kernels/mma/): a lane gathers the operand registers of
@@ -145,10 +145,10 @@ template <class T>
 struct warp_lanes { T lane[max_warp_size]; };
 
 template <class T>
-TP_DEVICE warp_lanes<T> warp_allgather(const T& mine) {
+TP_DEVICE warp_lanes<T> warp_allgather(const T& mine TP_LOC_PARAM) {
 #if TP_BACKEND_CPU
   warp_lanes<T> out;
-  cpu::warp_allgather_bytes(&mine, sizeof(T), out.lane);
+  cpu::warp_allgather_bytes(&mine, sizeof(T), out.lane TP_LOC_ARG);
   return out;
 #else
   static_assert(sizeof(T) % 4 == 0, "warp_allgather moves whole 32-bit words");

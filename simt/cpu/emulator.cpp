@@ -317,15 +317,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
   (void)uctx;
 }
 
-void install_overflow_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &previous_segv);
-  });
+void install_alt_stack() {
   thread_local std::unique_ptr<unsigned char[]> alt;
   if (!alt) {
     const std::size_t bytes = 64 * 1024;
@@ -335,6 +327,16 @@ void install_overflow_handler() {
     ss.ss_size = bytes;
     sigaltstack(&ss, nullptr);
   }
+}
+
+void install_overflow_handler() {
+  struct sigaction sa {}, old {};
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &old);
+  if (old.sa_sigaction != on_segv) previous_segv = old;
+  install_alt_stack();
 }
 #endif
 
@@ -394,7 +396,8 @@ void emulator::run(unsigned grid, unsigned block, std::size_t dyn_smem, kernel_b
   n_ = block;
   prepare(block, dyn_smem);
 #if !TP_FIBER_ASAN
-  install_overflow_handler();
+  static thread_local bool handler_installed = false;
+  if (!std::exchange(handler_installed, true)) install_overflow_handler();
 #endif
 
   running_emulator = this;
@@ -794,6 +797,12 @@ void record_global(shadow* sh, const void* p, std::size_t bytes, bool write, std
 
 void set_run_options(const run_options& o) { this_thread_emulator().opts = o; }
 const run_options& get_run_options() { return this_thread_emulator().opts; }
+
+void install_stack_overflow_handler() {
+#if !TP_FIBER_ASAN
+  install_overflow_handler();
+#endif
+}
 
 hazard_report take_hazard_report() { return std::exchange(this_thread_emulator().hazards, hazard_report{}); }
 

@@ -35,6 +35,11 @@ struct run_options {
 void set_run_options(const run_options&);
 const run_options& get_run_options();
 
+// A fiber stack overflow hits the guard page; a SIGSEGV handler (on an alternate signal stack) turns that into a
+// tp::kernel_error. The first launch of each OS thread installs it; call this again if something else (a test
+// framework) replaced the SIGSEGV handler since. Under ASan, ASan's handler reports the overflow instead.
+void install_stack_overflow_handler();
+
 enum class hazard_kind { raw, war, waw };
 const char* to_string(hazard_kind);
 
