@@ -414,13 +414,25 @@ void emulator::run(unsigned grid, unsigned block, std::size_t dyn_smem, kernel_b
   std::exception_ptr kernel_exception;
   unsigned b = 0;
   try {
+#if !TP_FIBER_ASAN
+    // The SIGSEGV handler runs with SA_NODEFER, so the signal mask needs no saving (no syscall per launch).
+    if (sigsetjmp(overflow_jump, 0)) {
+      overflow_armed = false;
+      fiber* f = running_;
+      fail(header() + "stack overflow in thread " + std::to_string(f->ts.thread) + " (fiber stack " +
+           std::to_string(f->stack_size()) + " bytes; raise tp::cpu::run_options::stack_bytes)");
+    }
+    overflow_armed = true;
+#endif
     for (; b < grid; ++b) run_block(b);
+    overflow_armed = false;
     return;
   } catch (abort_launch& a) {
     failure = std::move(a.message);
   } catch (...) {
     kernel_exception = std::current_exception();
   }
+  overflow_armed = false;
   // Fibers that did not finish are abandoned mid-stack; they restart from scratch at the next launch.
   for (unsigned i = 0; i < n_; ++i) {
     fiber* f = fibers_[i].get();
@@ -497,21 +509,11 @@ void emulator::resume(fiber* f) {
 #if TP_FIBER_ASAN
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, f->stack_lo(), f->stack_size());
-#else
-  overflow_armed = true;
-  if (sigsetjmp(overflow_jump, 1)) {
-    overflow_armed = false;
-    f->fresh = true;
-    fail(header() + "stack overflow in thread " + std::to_string(f->ts.thread) + " (fiber stack " +
-         std::to_string(f->stack_size()) + " bytes; raise tp::cpu::run_options::stack_bytes)");
-  }
 #endif
   fctx::transfer_t t = fctx::jump_fcontext(f->ctx, f);
   f->ctx = t.fctx;
 #if TP_FIBER_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
-  overflow_armed = false;
 #endif
   running_ = nullptr;
 }
