@@ -17,23 +17,27 @@ void check_length(std::span<const T> row, const char* who) {
 }
 
 template <class T>
-bool is_survivor(T v) {
-  if constexpr (std::is_floating_point_v<T>)
-    return survives(static_cast<double>(v));
-  else
+bool is_survivor(T v, zero_test rule) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const double x = static_cast<double>(v);
+    if (rule == zero_test::integer && !(std::isfinite(x) && x == std::trunc(x)))
+      throw std::invalid_argument("2:4 integer zero test applied to the non-integer value " + std::to_string(x));
+    return survives(x);
+  } else {
     return survives(static_cast<std::int64_t>(v));
+  }
 }
 
 template <class T>
-std::vector<int> count_groups(std::span<const T> row) {
+std::vector<int> count_groups(std::span<const T> row, zero_test rule) {
   check_length(row, "survivors_per_group");
   std::vector<int> n(row.size() / 4, 0);
-  for (std::size_t i = 0; i < row.size(); ++i) n[i / 4] += is_survivor(row[i]) ? 1 : 0;
+  for (std::size_t i = 0; i < row.size(); ++i) n[i / 4] += is_survivor(row[i], rule) ? 1 : 0;
   return n;
 }
 
 template <class T>
-compressed_row<T> compress(std::span<const T> row) {
+compressed_row<T> compress(std::span<const T> row, zero_test rule) {
   check_length(row, "compress_2_4");
   const std::size_t groups = row.size() / 4;
   compressed_row<T> c;
@@ -44,7 +48,7 @@ compressed_row<T> compress(std::span<const T> row) {
     std::uint8_t pos[4];
     int n = 0;
     for (std::uint8_t p = 0; p < 4; ++p)
-      if (is_survivor(row[4 * g + p])) pos[n++] = p;
+      if (is_survivor(row[4 * g + p], rule)) pos[n++] = p;
     if (n > 2)
       throw std::invalid_argument("compress_2_4: group " + std::to_string(g) + " has " + std::to_string(n) +
                                   " survivors (2:4 allows at most 2)");
@@ -59,7 +63,7 @@ compressed_row<T> compress(std::span<const T> row) {
     }
     for (int s = 0; s < 2; ++s) {
       const T v = row[4 * g + pos[s]];
-      c.values.push_back(is_survivor(v) ? v : T{});
+      c.values.push_back(is_survivor(v, rule) ? v : T{});
       c.positions.push_back(pos[s]);
     }
     c.survivors.push_back(static_cast<std::uint8_t>(n));
@@ -85,7 +89,7 @@ std::vector<T> expand(const compressed_row<T>& c) {
 }
 
 template <class T>
-sparsity_stats stats(std::span<const T> row) {
+sparsity_stats stats(std::span<const T> row, zero_test rule) {
   check_length(row, "stats_2_4");
   sparsity_stats s;
   s.elements = row.size();
@@ -93,7 +97,7 @@ sparsity_stats stats(std::span<const T> row) {
   for (std::size_t g = 0; g < s.groups; ++g) {
     int n = 0, last = -1;
     for (int p = 0; p < 4; ++p)
-      if (is_survivor(row[4 * g + p])) {
+      if (is_survivor(row[4 * g + p], rule)) {
         ++n;
         last = p;
       }
@@ -105,12 +109,12 @@ sparsity_stats stats(std::span<const T> row) {
 }
 
 template <class T>
-sparsity_stats tile_stats(std::span<const T> tile, std::size_t rows, std::size_t k) {
+sparsity_stats tile_stats(std::span<const T> tile, std::size_t rows, std::size_t k, zero_test rule) {
   if (tile.size() != rows * k)
     throw std::invalid_argument("stats_2_4: tile holds " + std::to_string(tile.size()) + " elements, expected " +
                                 std::to_string(rows) + "x" + std::to_string(k));
   sparsity_stats total;
-  for (std::size_t r = 0; r < rows; ++r) total += stats(tile.subspan(r * k, k));
+  for (std::size_t r = 0; r < rows; ++r) total += stats(tile.subspan(r * k, k), rule);
   return total;
 }
 
@@ -146,30 +150,32 @@ sparsity_stats& sparsity_stats::operator+=(const sparsity_stats& o) {
   return *this;
 }
 
-std::vector<int> survivors_per_group(std::span<const std::int8_t> row) { return count_groups(row); }
-std::vector<int> survivors_per_group(std::span<const double> row) { return count_groups(row); }
+constexpr zero_test int_rule = zero_test::integer;
+
+std::vector<int> survivors_per_group(std::span<const std::int8_t> row) { return count_groups(row, int_rule); }
+std::vector<int> survivors_per_group(std::span<const double> row, zero_test rule) { return count_groups(row, rule); }
 
 bool is_valid_2_4(std::span<const std::int8_t> row) {
-  const auto n = count_groups(row);
+  const auto n = count_groups(row, int_rule);
   return std::all_of(n.begin(), n.end(), [](int x) { return x <= 2; });
 }
-bool is_valid_2_4(std::span<const double> row) {
-  const auto n = count_groups(row);
+bool is_valid_2_4(std::span<const double> row, zero_test rule) {
+  const auto n = count_groups(row, rule);
   return std::all_of(n.begin(), n.end(), [](int x) { return x <= 2; });
 }
 
-compressed_row<std::int8_t> compress_2_4(std::span<const std::int8_t> row) { return compress(row); }
-compressed_row<double> compress_2_4(std::span<const double> row) { return compress(row); }
+compressed_row<std::int8_t> compress_2_4(std::span<const std::int8_t> row) { return compress(row, int_rule); }
+compressed_row<double> compress_2_4(std::span<const double> row, zero_test rule) { return compress(row, rule); }
 std::vector<std::int8_t> expand_2_4(const compressed_row<std::int8_t>& c) { return expand(c); }
 std::vector<double> expand_2_4(const compressed_row<double>& c) { return expand(c); }
 
-sparsity_stats stats_2_4(std::span<const std::int8_t> row) { return stats(row); }
-sparsity_stats stats_2_4(std::span<const double> row) { return stats(row); }
+sparsity_stats stats_2_4(std::span<const std::int8_t> row) { return stats(row, int_rule); }
+sparsity_stats stats_2_4(std::span<const double> row, zero_test rule) { return stats(row, rule); }
 sparsity_stats stats_2_4(std::span<const std::int8_t> tile, std::size_t rows, std::size_t k) {
-  return tile_stats(tile, rows, k);
+  return tile_stats(tile, rows, k, int_rule);
 }
-sparsity_stats stats_2_4(std::span<const double> tile, std::size_t rows, std::size_t k) {
-  return tile_stats(tile, rows, k);
+sparsity_stats stats_2_4(std::span<const double> tile, std::size_t rows, std::size_t k, zero_test rule) {
+  return tile_stats(tile, rows, k, rule);
 }
 
 std::vector<double> prune_2_4_magnitude(std::span<const double> row) { return prune(row); }

@@ -5,7 +5,9 @@
 //   - on logical integers (int8, int4) that is simply `v != 0`            -> zero_test::integer
 //   - on fp8 / fp16 / bf16 values it is IEEE `x != 0.0`: -0.0 is ZERO (not a survivor) and NaN IS a survivor,
 //     because NaN != 0 is true                                           -> zero_test::floating
-// Both are offered so a probe can state which rule it assumes; survives() is the single definition.
+// The int8 overloads always use the integer rule. The double overloads take the rule as a parameter (default
+// floating); zero_test::integer there means "these doubles hold logical integers": any value that is not a finite
+// integer is refused (std::invalid_argument), so a probe cannot silently apply the wrong rule to decoded floats.
 #pragma once
 
 #include <array>
@@ -25,11 +27,11 @@ constexpr bool survives(double x) { return x != 0.0; }
 
 // Survivor count of each 4-group of a row; the row length must be a multiple of 4 (std::invalid_argument).
 std::vector<int> survivors_per_group(std::span<const std::int8_t> row);
-std::vector<int> survivors_per_group(std::span<const double> row);
+std::vector<int> survivors_per_group(std::span<const double> row, zero_test rule = zero_test::floating);
 
 // A dense row is valid 2:4 when every group of 4 has at most 2 survivors.
 bool is_valid_2_4(std::span<const std::int8_t> row);
-bool is_valid_2_4(std::span<const double> row);
+bool is_valid_2_4(std::span<const double> row, zero_test rule = zero_test::floating);
 
 // Logical compressed form: exactly 2 (value, position) entries per group, positions distinct and ascending.
 // Padding convention (our choice; the hardware only needs value 0 at any position, and 0 contributes nothing):
@@ -50,7 +52,7 @@ struct compressed_row {
 // std::invalid_argument if the row length is not a multiple of 4 or a group has more than 2 survivors (message
 // names the group).
 compressed_row<std::int8_t> compress_2_4(std::span<const std::int8_t> row);
-compressed_row<double> compress_2_4(std::span<const double> row);
+compressed_row<double> compress_2_4(std::span<const double> row, zero_test rule = zero_test::floating);
 // Inverse: dense row of 4 * groups elements; std::invalid_argument on positions > 3, not strictly ascending, or
 // sizes that are not 2 per group. Entries are written (not accumulated), so a round trip is exact.
 std::vector<std::int8_t> expand_2_4(const compressed_row<std::int8_t>& c);
@@ -71,9 +73,10 @@ struct sparsity_stats {
 
 // Statistics of one row, or of a row-major tile of `rows` rows of length k (groups never cross rows).
 sparsity_stats stats_2_4(std::span<const std::int8_t> row);
-sparsity_stats stats_2_4(std::span<const double> row);
+sparsity_stats stats_2_4(std::span<const double> row, zero_test rule = zero_test::floating);
 sparsity_stats stats_2_4(std::span<const std::int8_t> tile, std::size_t rows, std::size_t k);
-sparsity_stats stats_2_4(std::span<const double> tile, std::size_t rows, std::size_t k);
+sparsity_stats stats_2_4(std::span<const double> tile, std::size_t rows, std::size_t k,
+                         zero_test rule = zero_test::floating);
 
 // Magnitude 2:4 pruning of a float row. THE EXACT RULE (fixtures/tools/make_fixtures.py implements the same):
 //   for each group g (elements 4g..4g+3), order the 4 positions by the key (-|x_p|, p) ascending, i.e. larger

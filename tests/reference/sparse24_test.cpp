@@ -123,3 +123,16 @@ TEST_CASE("Magnitude pruning refuses NaN and ragged rows", "[sparse24]") {
                     Catch::Matchers::ContainsSubstring("NaN at element 1"));
   CHECK_THROWS_AS(prune_2_4_magnitude(std::vector<double>{1, 2}), std::invalid_argument);
 }
+
+TEST_CASE("Doubles holding logical integers can use the integer rule, which refuses non-integers", "[sparse24]") {
+  const std::vector<double> ints{0, 0, 0, -8, 1, 0, 2, 0};
+  CHECK(survivors_per_group(ints, zero_test::integer) == std::vector<int>{1, 2});
+  CHECK(stats_2_4(ints, zero_test::integer).single_at[3] == 1);
+  CHECK(compress_2_4(ints, zero_test::integer).positions == std::vector<std::uint8_t>{0, 3, 0, 2});
+  // The same NaN is a survivor under the float rule and an error under the integer rule.
+  const std::vector<double> with_nan{std::nan(""), 0, 0, 0};
+  CHECK(survivors_per_group(with_nan) == std::vector<int>{1});
+  CHECK_THROWS_WITH(survivors_per_group(with_nan, zero_test::integer),
+                    Catch::Matchers::ContainsSubstring("non-integer value"));
+  CHECK_THROWS_AS(is_valid_2_4(std::vector<double>{0.5, 0, 0, 0}, zero_test::integer), std::invalid_argument);
+}
