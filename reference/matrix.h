@@ -42,11 +42,10 @@ struct matrix {
 
 inline void check_gemm_shapes(std::size_t a_rows, std::size_t a_cols, std::size_t b_rows, std::size_t b_cols,
                               const char* who) {
-  (void)a_rows;
-  (void)b_cols;
   if (a_cols != b_rows)
-    throw std::invalid_argument(std::string(who) + ": inner dimensions differ (A is ?x" + std::to_string(a_cols) +
-                                ", B is " + std::to_string(b_rows) + "x?)");
+    throw std::invalid_argument(std::string(who) + ": A is " + std::to_string(a_rows) + "x" + std::to_string(a_cols) +
+                                " but B is " + std::to_string(b_rows) + "x" + std::to_string(b_cols) +
+                                " (inner dimensions differ)");
 }
 
 }  // namespace tp::ref
