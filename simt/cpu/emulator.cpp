@@ -105,9 +105,9 @@ std::string site_text(const std::source_location& w) { return tp::describe(w); }
 struct fiber {
   thread_state ts;
   fctx::fcontext_t ctx = nullptr;   // where this fiber resumes
-  fctx::fcontext_t back = nullptr;  // the scheduler, to switch back to
   unsigned char* map = nullptr;     // mapping: guard page(s) then the usable stack
   std::size_t map_bytes = 0, guard_bytes = 0;
+  std::size_t colour = 0;           // bytes left unused at the stack top (cache-set spreading)
   bool fresh = true;                // needs make_fcontext (first use, or abandoned by an aborted launch)
   bool runnable = false;
   park_kind parked = park_kind::none;
@@ -203,25 +203,64 @@ class emulator {
 
   // --- called on fibers ---
   fiber* running() { return running_; }
-  void park(fiber* f) {
+  [[gnu::always_inline]] void park(fiber* f) {
     f->runnable = false;
-    to_scheduler(f);
+    switch_away(f);
   }
-  void to_scheduler(fiber* f) {
+  // The running fiber parks or finished: switch straight to the next ready fiber (one switch, not two through the
+  // scheduler); to the scheduler only when nothing is ready or something must be reported.
+  [[gnu::always_inline]] void switch_away(fiber* from) {
+    fiber* to = (from->error || !fatal_.empty()) ? nullptr : next_fiber();
+    if (to == from) return;
+    fctx::fcontext_t target = to ? to->ctx : sched_ctx_;
 #if TP_FIBER_ASAN
-    __sanitizer_start_switch_fiber(&f->asan_fake_stack, main_stack_lo_, main_stack_size_);
+    if (to)
+      __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->stack_lo(), to->stack_size());
+    else
+      __sanitizer_start_switch_fiber(&from->asan_fake_stack, main_stack_lo_, main_stack_size_);
 #endif
-    fctx::transfer_t t = fctx::jump_fcontext(f->back, nullptr);
-    f->back = t.fctx;
+    fctx::transfer_t t = fctx::jump_fcontext(target, from);
 #if TP_FIBER_ASAN
-    __sanitizer_finish_switch_fiber(f->asan_fake_stack, nullptr, nullptr);
+    __sanitizer_finish_switch_fiber(from->asan_fake_stack, nullptr, nullptr);
 #endif
+    note_origin(t);
   }
-  void on_first_entry(fiber* f, fctx::fcontext_t back) {
-    f->back = back;
+  // Whoever switched to us passed itself (null: the scheduler); its context is where it resumes later.
+  [[gnu::always_inline]] void note_origin(fctx::transfer_t t) {
+    if (t.data)
+      static_cast<fiber*>(t.data)->ctx = t.fctx;
+    else
+      sched_ctx_ = t.fctx;
+  }
+  void on_first_entry(fctx::transfer_t t) {
 #if TP_FIBER_ASAN
-    __sanitizer_finish_switch_fiber(nullptr, &main_stack_lo_, &main_stack_size_);
+    const void* lo = nullptr;
+    std::size_t size = 0;
+    __sanitizer_finish_switch_fiber(nullptr, &lo, &size);
+    if (!t.data) main_stack_lo_ = lo, main_stack_size_ = size;
 #endif
+    note_origin(t);
+  }
+  // Pops the next fiber by policy and makes it the running one; null when none is ready.
+  fiber* next_fiber() {
+    if (ready_.empty()) {
+      running_ = nullptr;
+      return nullptr;
+    }
+    fiber* f = fibers_[pick()].get();
+    if (f->fresh) {
+      f->fresh = false;
+#if TP_FIBER_ASAN
+      __asan_unpoison_memory_region(f->stack_lo(), f->stack_size());
+#endif
+      // Stack colouring: page-aligned stacks would put every fiber's hot top frames in the same cache sets.
+      f->ctx = fctx::make_fcontext(f->stack_lo() + f->stack_size() - f->colour, f->stack_size() - f->colour, fiber_main);
+    }
+    running_ = f;
+    f->runnable = true;
+    f->parked = park_kind::none;
+    detail::current = &f->ts;
+    return f;
   }
   void run_body() { body_(packed_); }
   void on_exit(fiber* f);
@@ -245,7 +284,7 @@ class emulator {
  private:
   void prepare(unsigned block, std::size_t dyn_smem);
   void run_block(unsigned b);
-  void resume(fiber* f);
+  fiber* resume(fiber* f);
   void wake(unsigned first, unsigned count, bool front);
   void wake_warp(unsigned warp, fiber* except);
   void complete_warp(unsigned warp);
@@ -267,6 +306,7 @@ class emulator {
   void* packed_ = nullptr;
   const char* name_ = nullptr;
   fiber* running_ = nullptr;
+  fctx::fcontext_t sched_ctx_ = nullptr;
   unsigned block_ = 0, n_ = 0, exited_ = 0, barrier_arrived_ = 0;
   std::vector<warp_sync> warps_;
   ready_ring ready_;
@@ -289,9 +329,9 @@ emulator& this_thread_emulator() {
 }
 
 void fiber_main(fctx::transfer_t t) {
-  auto* f = static_cast<fiber*>(t.data);
   emulator* e = running_emulator;
-  e->on_first_entry(f, t.fctx);
+  e->on_first_entry(t);
+  fiber* f = e->running();
   for (;;) {
     try {
       e->run_body();
@@ -299,7 +339,7 @@ void fiber_main(fctx::transfer_t t) {
       f->error = std::current_exception();
     }
     e->on_exit(f);
-    e->to_scheduler(f);
+    e->switch_away(f);
     e = running_emulator;  // a later launch resumes this fiber for its next GPU thread
   }
 }
@@ -359,6 +399,7 @@ void emulator::prepare(unsigned block, std::size_t dyn_smem) {
     void* m = mmap(nullptr, f->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) throw kernel_error("tp::cpu: cannot map a fiber stack of " + std::to_string(stack_bytes_) + " bytes");
     f->map = static_cast<unsigned char*>(m);
+    f->colour = (fibers_.size() % 61) * 64;
     mprotect(f->map, page, PROT_NONE);
     fibers_.push_back(std::move(f));
   }
@@ -470,9 +511,8 @@ void emulator::run_block(unsigned b) {
   else
     for (unsigned i = 0; i < n_; ++i) ready_.push_back(i);
 
-  while (!ready_.empty()) {
-    fiber* f = fibers_[pick()].get();
-    resume(f);
+  while (fiber* next = next_fiber()) {
+    fiber* f = resume(next);
     if (f->error) {
       std::exception_ptr e = f->error;
       f->error = nullptr;
@@ -486,6 +526,7 @@ void emulator::run_block(unsigned b) {
     }
     if (!fatal_.empty()) fail(header() + std::exchange(fatal_, {}));
   }
+  if (!fatal_.empty()) fail(header() + std::exchange(fatal_, {}));
   if (exited_ != n_) fail(header() + "deadlock: no thread can run. " + where_everyone_waits());
 }
 
@@ -494,28 +535,20 @@ unsigned emulator::pick() {
   return ready_.pop_front();
 }
 
-void emulator::resume(fiber* f) {
-  if (f->fresh) {
-    f->fresh = false;
-#if TP_FIBER_ASAN
-    __asan_unpoison_memory_region(f->stack_lo(), f->stack_size());
-#endif
-    f->ctx = fctx::make_fcontext(f->stack_lo() + f->stack_size(), f->stack_size(), fiber_main);
-  }
-  running_ = f;
-  f->runnable = true;
-  f->parked = park_kind::none;
-  detail::current = &f->ts;
+// Runs fibers from `f` on until one switches back here; returns that one.
+fiber* emulator::resume(fiber* f) {
 #if TP_FIBER_ASAN
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, f->stack_lo(), f->stack_size());
 #endif
-  fctx::transfer_t t = fctx::jump_fcontext(f->ctx, f);
-  f->ctx = t.fctx;
+  fctx::transfer_t t = fctx::jump_fcontext(f->ctx, nullptr);
 #if TP_FIBER_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
+  auto* back = static_cast<fiber*>(t.data);
+  back->ctx = t.fctx;
   running_ = nullptr;
+  return back;
 }
 
 // Threads woken by a completed collective or barrier, queued as the policy wants them.
@@ -574,7 +607,7 @@ void emulator::barrier(std::source_location loc) {
   // Everyone, the releasing thread included, queues in policy order, so the policy picks who leads the next phase.
   f->runnable = false;
   wake(0, n_, false);
-  to_scheduler(f);
+  switch_away(f);
 }
 
 void emulator::complete_warp(unsigned warp) {
