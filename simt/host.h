@@ -280,6 +280,12 @@ class device_buffer {
 
 }  // namespace tp
 
-// Launch with the kernel's name in error messages: TP_LAUNCH(tp::dims{g, b}, my_kernel, args...).
-#define TP_LAUNCH(dims_, kernel_, ...) \
-  ::tp::launch(::tp::dims{(dims_).grid, (dims_).block, (dims_).dyn_smem, #kernel_}, kernel_, __VA_ARGS__)
+// Launch with the kernel's name in error messages: TP_LAUNCH(my_kernel, tp::dims{g, b}, args...).
+namespace tp {
+template <class K, class... A>
+void launch_named(const char* name, K kernel, dims d, A&&... args) {
+  d.name = name;
+  launch(d, kernel, std::forward<A>(args)...);
+}
+}  // namespace tp
+#define TP_LAUNCH(kernel_, ...) ::tp::launch_named(#kernel_, kernel_, __VA_ARGS__)
