@@ -1,5 +1,6 @@
 // Parser for AMD Matrix Instruction Calculator layout tables (fixtures/isa-layouts, format in PROVENANCE.md) and a
-// checker that compares a layout function against every cell. Shared by the layout tests and probe cross-checks.
+// checker that compares a layout function against every cell. Used by tests/isa and probe swmmac-sweep, which
+// places its stimulus with these tables instead of the model. Standard library only.
 #pragma once
 
 #include <cstdio>
@@ -14,7 +15,7 @@
 
 #include "reference/isa/isa.h"
 
-namespace tp::test::isa_tables {
+namespace tp::ref::isa::tables {
 
 struct element {  // A[i][k] -> name 'A', r = i, c = k
   char name = 0;
@@ -101,9 +102,9 @@ inline table read_table(const std::string& path) {
   return t;
 }
 
-}  // namespace tp::test::isa_tables
+}  // namespace tp::ref::isa::tables
 
-namespace tp::test::isa_tables {
+namespace tp::ref::isa::tables {
 
 struct check_result {
   std::size_t cells = 0, elements = 0;
@@ -116,7 +117,9 @@ struct check_result {
 };
 
 inline std::string to_string(const element& e) {
-  return std::string(1, e.name) + "[" + std::to_string(e.r) + "][" + std::to_string(e.c) + "]";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%c[%u][%u]", e.name, e.r, e.c);
+  return buf;
 }
 
 // Operands with one element per cell (B, D, dense A; RDNA3 A/B list each element in two cells): the set of cells
@@ -184,7 +187,7 @@ check_result check_groups(const table& t, char name, unsigned rows, unsigned gro
                     s0.bit_lo == c.at.bit_lo && s0.bit_hi + 1 == s1.bit_lo && s1.bit_hi == c.at.bit_hi &&
                     s0.bit_hi - s0.bit_lo + 1 == slot_bits && s1.bit_hi - s1.bit_lo + 1 == slot_bits;
     if (!ok)
-      res.fail(std::string(1, name) + " row " + std::to_string(i) + " group " + std::to_string(g) + ": model slots " +
+      res.fail(to_string(element{name, i, 4 * g}) + " (group " + std::to_string(g) + "): model slots " +
                tp::ref::isa::to_string(s0) + " + " + tp::ref::isa::to_string(s1) + ", table cell " + where);
   }
   for (unsigned i = 0; i < rows; ++i)
@@ -193,10 +196,10 @@ check_result check_groups(const table& t, char name, unsigned rows, unsigned gro
       const auto it = hits.find({i, g});
       const unsigned n = it == hits.end() ? 0 : it->second;
       if (n != 1)
-        res.fail(std::string(1, name) + " row " + std::to_string(i) + " group " + std::to_string(g) + " appears in " +
+        res.fail(to_string(element{name, i, 4 * g}) + " (group " + std::to_string(g) + ") appears in " +
                  std::to_string(n) + " cells");
     }
   return res;
 }
 
-}  // namespace tp::test::isa_tables
+}  // namespace tp::ref::isa::tables
