@@ -21,6 +21,18 @@
 set(TP_VARIANTS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/apply_variant.cmake CACHE INTERNAL "")
 find_program(TP_GIT_EXECUTABLE git REQUIRED)
 
+# CMake 3.25 knows no CUDA20 dialect flag for nvcc, so CMAKE_CUDA_STANDARD 20 fails at generate time. nvcc 13 takes
+# -std=c++20; teach CMake the flag (cache scope, so every directory sees it).
+if(TP_WITH_CUDA AND NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20" CACHE INTERNAL "")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20" CACHE INTERNAL "")
+endif()
+function(tp_cuda_cxx20 target)
+  set_property(TARGET ${target} PROPERTY CUDA_STANDARD 20)
+  set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES 90)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+endfunction()
+
 function(tp_variant_ident out name)
   string(MAKE_C_IDENTIFIER "${name}" id)
   set(${out} ${id} PARENT_SCOPE)
@@ -161,8 +173,7 @@ function(tp_add_kernel_family)
         add_library(${obj} OBJECT ${entry})
         set_source_files_properties(${entry} PROPERTIES LANGUAGE CUDA)
         target_link_libraries(${obj} PUBLIC tp_simt)
-        target_compile_options(${obj} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
-        set_property(TARGET ${obj} PROPERTY CUDA_ARCHITECTURES 90)
+        tp_cuda_cxx20(${obj})
       endif()
       target_include_directories(${obj} BEFORE PRIVATE ${root})
       target_compile_definitions(${obj} PRIVATE TP_VARIANT_NS=tpv_${family}_${vid}_${b} TP_VARIANT_NAME="${v}")
