@@ -1,0 +1,53 @@
+// The case plumbing the three ck_sparse probes share: sources (fixture tiles, adversarial tables, canonical
+// controls, seeded fuzz), compress-level cases, the batched runner and the one-group shrinker. A probe's main.cpp
+// fills a ck_probe_config with what makes its bug show and how to judge one tile.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "probes/ck-phantom-fallback/ck_tiles.h"
+
+namespace tp::ck_probe {
+
+// A compress-level case: one lane vector through the variant's compress entry, with the expected output.
+struct compress_case {
+  api::dtype type;
+  std::vector<std::uint8_t> input;          // physical lane vector
+  std::vector<std::uint8_t> want_compressed;  // physical, first half of the vector
+  std::vector<std::uint32_t> want_idx;      // SparseIdxPack words
+  std::string note;                         // what upstream CK's own test expected, when it differs
+};
+
+// How a tile case is labelled and judged.
+struct tile_payload {
+  tile_ptr t;
+  std::string label;  // for the id: src=...
+};
+
+struct ck_probe_config {
+  std::string case_prefix;                 // "ck-phantom"
+  std::vector<api::dtype> dtypes;
+  struct fixture_pair {
+    api::dtype type;
+    std::string a, b;  // fixture names: A 16 x 256, B 256 x 16
+  };
+  std::vector<fixture_pair> fixtures;
+  std::vector<int> adversarial_classes;    // empty: all 11 (spec §7.4 cycle)
+  std::vector<int> fuzz_classes;           // class pool a fuzz group is drawn from
+  std::vector<int> control_classes;        // empty: CK's canonical fill (slots 1 and 3 zeroed)
+  std::string control_label;
+  // Whether one variant's result on one tile passes; `why` gets the reason lines.
+  std::function<bool(const tile&, const tile_eval&, probe::outcome&)> judge;
+  // Classes the shrinker tries first (the bug's own groups).
+  std::vector<int> shrink_first;
+  std::vector<std::pair<std::string, compress_case>> compress_cases;  // (id, case)
+};
+
+void install(probe::app& app, const ck_probe_config& cfg);
+
+// Expected SparseIdxPack words of CompressedSize fields (group i's 4-bit value at bits 4i).
+std::vector<std::uint32_t> idx_words_of(const std::vector<unsigned>& group_nibbles);
+
+}  // namespace tp::ck_probe

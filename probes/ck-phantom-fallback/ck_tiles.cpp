@@ -1,0 +1,382 @@
+#include "probes/ck-phantom-fallback/ck_tiles.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include "fixtures/loader/fixture.h"
+#include "reference/codecs.h"
+#include "reference/int_gemm.h"
+#include "reference/matrix.h"
+#include "reference/pk_int4.h"
+#include "reference/sparse24.h"
+
+namespace tp::ck_probe {
+
+namespace {
+constexpr unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+
+std::string fmt_hex(std::uint32_t v, int digits) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%0*x", digits, v);
+  return buf;
+}
+std::string fmt_num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// A nonzero code of value magnitude `mag` (1..14) and sign: exact small integers in every type.
+std::int32_t code_for(api::dtype t, int value) {
+  switch (t) {
+    case api::dtype::int8:
+    case api::dtype::pk_int4: return value;
+    case api::dtype::fp8_e4m3: return ref::double_to_fp8_e4m3(value);
+    case api::dtype::fp16: return ref::double_to_fp16(value);
+  }
+  return value;
+}
+}  // namespace
+
+unsigned group_class_mask(int cls) {
+  if (cls >= 0 && cls < 6) return (1u << kPairs[cls][0]) | (1u << kPairs[cls][1]);
+  if (cls >= 6 && cls < 10) return 1u << (cls - 6);
+  return 0;
+}
+int group_class(unsigned m) {
+  for (int c = 0; c <= 10; ++c)
+    if (group_class_mask(c) == m) return c;
+  return -1;
+}
+const char* group_class_name(int cls) {
+  static const char* names[] = {"(0,1)", "(0,2)", "(0,3)", "(1,2)", "(1,3)", "(2,3)",
+                                "(0)",   "(1)",   "(2)",   "(3)",   "none"};
+  return cls >= 0 && cls <= 10 ? names[cls] : ">2";
+}
+bool convention_neutral(int cls) { return cls == 0 || cls == 5 || cls == 9 || cls == 10; }
+
+double value_of(api::dtype t, std::int32_t code) {
+  switch (t) {
+    case api::dtype::int8:
+    case api::dtype::pk_int4: return double(code);
+    case api::dtype::fp8_e4m3: return ref::fp8_e4m3_to_double(std::uint8_t(code));
+    case api::dtype::fp16: return ref::fp16_to_double(std::uint16_t(code));
+  }
+  return 0;
+}
+bool survives(api::dtype t, std::int32_t code) {
+  return api::is_integer(t) ? ref::survives(std::int64_t(code)) : ref::survives(value_of(t, code));
+}
+unsigned survivor_mask(const tile& t, unsigned row, unsigned group) {
+  unsigned m = 0;
+  for (unsigned p = 0; p < 4; ++p)
+    if (survives(t.shape.type, t.a[row * t.shape.k + 4 * group + p])) m |= 1u << p;
+  return m;
+}
+
+std::vector<std::uint8_t> physical_a(const tile& t) {
+  const unsigned k = t.shape.k;
+  std::vector<std::uint8_t> out;
+  out.reserve(t.shape.operand_bytes());
+  if (t.shape.type == api::dtype::pk_int4) {
+    std::vector<std::int8_t> v(t.a.begin(), t.a.end());
+    return ref::pack_int4(v, ref::nibble_order::ck_logical);  // rows of K/2 bytes, back to back
+  }
+  for (unsigned i = 0; i < 16 * k; ++i) {
+    const std::uint32_t c = std::uint32_t(t.a[i]);
+    out.push_back(std::uint8_t(c));
+    if (t.shape.type == api::dtype::fp16) out.push_back(std::uint8_t(c >> 8));
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> physical_b(const tile& t) {
+  const unsigned k = t.shape.k;
+  std::vector<std::int32_t> col_major(16 * k);
+  for (unsigned kk = 0; kk < k; ++kk)
+    for (unsigned j = 0; j < 16; ++j) col_major[j * k + kk] = t.b[kk * 16 + j];
+  tile tmp{t.shape, col_major, {}};
+  return physical_a(tmp);  // the same packing along K, now per column
+}
+
+expected_d oracle(const tile& t) {
+  const unsigned k = t.shape.k;
+  expected_d e;
+  e.d.assign(256, 0.0);
+  e.bound.assign(256, 0.0);
+  if (api::is_integer(t.shape.type)) {
+    std::vector<std::int8_t> a(t.a.begin(), t.a.end()), b(t.b.begin(), t.b.end());
+    const ref::matrix_view<std::int8_t> av(a.data(), 16, k), bv(b.data(), k, 16);
+    const auto d = t.shape.type == api::dtype::pk_int4 ? ref::int4_gemm(av, bv) : ref::int8_gemm(av, bv);
+    for (unsigned i = 0; i < 256; ++i) e.d[i] = double(ref::wrap_int32(d.data[i]));
+    return e;
+  }
+  std::vector<double> a(16 * k), b(16 * k);
+  for (unsigned i = 0; i < 16 * k; ++i) {
+    a[i] = value_of(t.shape.type, t.a[i]);
+    b[i] = value_of(t.shape.type, t.b[i]);
+  }
+  const ref::matrix_view<double> av(a.data(), 16, k), bv(b.data(), k, 16);
+  const auto d = ref::float_gemm(av, bv);
+  const auto mag = ref::float_gemm_abs(av, bv);
+  // Every product is exact in f32; an f32 accumulation of K of them, in any order and with any fusing, is within
+  // gamma_K = K*u/(1-K*u) (u = 2^-24) of the exact sum, relative to sum |a||b|. The fp64 oracle adds K*2^-53.
+  const double u = std::ldexp(1.0, -24), gamma = k * u / (1.0 - k * u), own = k * std::ldexp(1.0, -53);
+  for (unsigned i = 0; i < 256; ++i) {
+    e.d[i] = d.data[i];
+    e.bound[i] = (gamma + own) * mag.data[i];
+  }
+  return e;
+}
+
+std::vector<std::int32_t> formula_b(api::tile_shape s) {
+  std::vector<std::int32_t> b(16 * s.k);
+  for (unsigned kk = 0; kk < s.k; ++kk)
+    for (unsigned n = 0; n < 16; ++n) b[kk * 16 + n] = code_for(s.type, int((5 * kk + 3 * n) % 16) - 8);
+  return b;
+}
+
+std::vector<std::int32_t> random_b(api::tile_shape s, probe::rng& r) {
+  std::vector<std::int32_t> b(16 * s.k);
+  const int lo = s.type == api::dtype::pk_int4 ? -8 : -16, hi = s.type == api::dtype::pk_int4 ? 7 : 16;
+  for (auto& x : b) x = code_for(s.type, int(r.range(lo, hi)));
+  return b;
+}
+
+// Spec §7.4 (CK's AdversarialGeneratedTile): group g of row m is case (m*groups + g) % 11; stored value
+// 1 + ((13m + 5g + 3pos) % 14), negated when m+g+pos is odd. int4 keeps 1..7 positive and 1..8 negative, so -8
+// and every high/low nibble pairing occur.
+tile adversarial_tile(api::tile_shape s, unsigned class_offset, const std::vector<int>* classes) {
+  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), formula_b(s)};
+  const unsigned groups = s.k / 4;
+  for (unsigned m = 0; m < 16; ++m)
+    for (unsigned g = 0; g < groups; ++g) {
+      const unsigned n = m * groups + g + class_offset;
+      const int cls = classes ? (*classes)[n % classes->size()] : int(n % 11);
+      const unsigned mask = group_class_mask(cls);
+      for (unsigned pos = 0; pos < 4; ++pos) {
+        if (!((mask >> pos) & 1u)) continue;
+        const bool neg = (m + g + pos) % 2 == 1;
+        int v = s.type == api::dtype::pk_int4 ? (neg ? 1 + int((13 * m + 5 * g + 3 * pos) % 8)
+                                                     : 1 + int((13 * m + 5 * g + 3 * pos) % 7))
+                                              : 1 + int((13 * m + 5 * g + 3 * pos) % 14);
+        t.a[m * s.k + 4 * g + pos] = code_for(s.type, neg ? -v : v);
+      }
+    }
+  return t;
+}
+
+tile canonical_tile(api::tile_shape s, std::uint64_t seed) {
+  probe::rng r(seed);
+  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), random_b(s, r)};
+  const int hi = s.type == api::dtype::pk_int4 ? 7 : 8;
+  for (unsigned i = 0; i < 16 * s.k; ++i) {
+    const int v = int(r.range(-8, hi));
+    t.a[i] = (i % 4 == 1 || i % 4 == 3) ? 0 : code_for(s.type, v);  // apply_sparse_pattern: slots 1, 3 zeroed
+  }
+  return t;
+}
+
+tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
+  probe::rng r(seed);
+  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), random_b(s, r)};
+  for (unsigned m = 0; m < 16; ++m)
+    for (unsigned g = 0; g < s.k / 4; ++g) {
+      const unsigned mask = group_class_mask(r.pick(classes));
+      for (unsigned pos = 0; pos < 4; ++pos) {
+        if (!((mask >> pos) & 1u)) continue;
+        int v = 0;
+        while (v == 0) v = int(s.type == api::dtype::pk_int4 ? r.range(-8, 7) : r.range(-64, 64));
+        t.a[m * s.k + 4 * g + pos] = code_for(s.type, v);
+      }
+    }
+  return t;
+}
+
+tile fixture_tile(const std::string& a_name, const std::string& b_name, api::tile_shape s, unsigned index) {
+  const auto fa = fixtures::load(a_name), fb = fixtures::load(b_name);
+  if (fa.rows() != 16 || fb.cols() != 16 || fa.cols() != fb.rows() || (index + 1) * s.k > fa.cols())
+    throw probe::usage_error("fixtures " + a_name + " / " + b_name + " do not hold a 16x" + std::to_string(s.k) +
+                             " tile " + std::to_string(index));
+  auto codes = [&](const fixtures::fixture& f) {
+    std::vector<std::int32_t> v;
+    if (f.info.type == fixtures::dtype::fp16) {
+      for (auto c : f.fp16_codes()) v.push_back(c);
+    } else if (f.info.type == fixtures::dtype::fp8_e4m3) {
+      for (auto c : f.fp8_codes()) v.push_back(c);
+    } else {
+      for (auto c : f.int8_values()) v.push_back(c);
+    }
+    return v;
+  };
+  const auto a = codes(fa), b = codes(fb);
+  tile t{s, std::vector<std::int32_t>(16 * s.k), std::vector<std::int32_t>(16 * s.k)};
+  const std::size_t ka = fa.cols();
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned kk = 0; kk < s.k; ++kk) t.a[i * s.k + kk] = a[i * ka + index * s.k + kk];
+  for (unsigned kk = 0; kk < s.k; ++kk)
+    for (unsigned j = 0; j < 16; ++j) t.b[kk * 16 + j] = b[(index * s.k + kk) * 16 + j];
+  return t;
+}
+
+tile single_group(const tile& t, unsigned row, unsigned group) {
+  tile s{t.shape, std::vector<std::int32_t>(t.a.size(), 0), t.b};
+  for (unsigned p = 0; p < 4; ++p) s.a[row * t.shape.k + 4 * group + p] = t.a[row * t.shape.k + 4 * group + p];
+  return s;
+}
+
+std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t) {
+  std::vector<std::pair<unsigned, unsigned>> out;
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned g = 0; g < t.shape.k / 4; ++g)
+      if (survivor_mask(t, i, g)) out.emplace_back(i, g);
+  return out;
+}
+
+tile_eval evaluate(const tile& t, const api::tile_results& r, std::size_t index) {
+  tile_eval e;
+  const auto want = oracle(t);
+  for (unsigned i = 0; i < 256; ++i) {
+    const double got = api::is_integer(t.shape.type) ? double(r.d_int[index * 256 + i]) : double(r.d_float[index * 256 + i]);
+    const double err = std::isnan(got) ? INFINITY : std::fabs(got - want.d[i]);
+    e.max_abs_err = std::max(e.max_abs_err, err);
+    if (err > want.bound[i]) {
+      if (e.first_wrong < 0) e.first_wrong = int(i);
+      ++e.wrong;
+    }
+  }
+  for (unsigned l = 0; l < 32; ++l) {
+    e.oob_survivor += r.oob_survivor_writes[index * 32 + l];
+    e.oob_field += r.oob_field_writes[index * 32 + l];
+  }
+  e.fields = r.idx_fields_per_lane;
+  e.logical_fields = t.shape.logical_fields_per_lane();
+  return e;
+}
+
+void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e) {
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned g = 0; g < t.shape.k / 4; ++g) {
+      const unsigned m = survivor_mask(t, i, g);
+      const int n = __builtin_popcount(m);
+      o.count(n > 2 ? "groups.survivors>2" : "groups.survivors=" + std::to_string(n));
+      if (n == 1) o.count("groups.single_at_" + std::to_string(__builtin_ctz(m)));
+      if (t.shape.type == api::dtype::pk_int4) {
+        const int cls = group_class(m);
+        o.count(std::string("pk4.class") + group_class_name(cls));
+      }
+    }
+  if (t.shape.frags_k() > 1) o.count("cases.fragsK>1");
+  if (t.shape.type == api::dtype::pk_int4) o.count("pk4.fragments", t.shape.frags_k());
+  o.count("ub.oob_survivor_writes", e.oob_survivor);
+  o.count("ub.oob_field_writes", e.oob_field);
+}
+
+void describe(probe::outcome& o, const tile& t, const tile_eval& e, const expected_d& want, const api::tile_results& r,
+              std::size_t index) {
+  o.metric_max("max_abs_err", e.max_abs_err).metric_sum("wrong", double(e.wrong));
+  o.metric_sum("oob_writes", double(e.oob_survivor + e.oob_field));
+  if (e.first_wrong >= 0) {
+    const unsigned i = unsigned(e.first_wrong) / 16, j = unsigned(e.first_wrong) % 16;
+    const double got = api::is_integer(t.shape.type) ? double(r.d_int[index * 256 + e.first_wrong])
+                                                     : double(r.d_float[index * 256 + e.first_wrong]);
+    o.note(std::to_string(e.wrong) + " of 256 D elements wrong; first D[" + std::to_string(i) + "][" +
+           std::to_string(j) + "] = " + fmt_num(got) + ", expected " + fmt_num(want.d[e.first_wrong]) +
+           (want.bound[e.first_wrong] > 0 ? " +- " + fmt_num(want.bound[e.first_wrong]) : std::string()) +
+           ", max_abs_err " + fmt_num(e.max_abs_err));
+  }
+  if (e.oob_survivor || e.oob_field)
+    o.note("UB upstream: " + std::to_string(e.oob_survivor) + " writes past nonzero_elems[1], " +
+           std::to_string(e.oob_field) + " idx fields past the field count (counted and dropped by the model)");
+  if (e.fields != e.logical_fields)
+    o.note("compress_a_impl emits " + std::to_string(e.fields) + " idx fields per lane; the instruction reads " +
+           std::to_string(e.logical_fields));
+}
+
+void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, std::size_t index, unsigned limit) {
+  const api::tile_shape& s = t.shape;
+  const unsigned kk = s.kk(), frag_logical = kk / 2 / 2;  // compressed values (fields) per lane and fragment
+  const std::size_t cbytes = s.compressed_bytes_per_lane();
+  const unsigned idx_words = s.idx_words_per_lane();
+  unsigned shown = 0;
+  for (auto [row, g] : nonzero_groups(t)) {
+    if (shown++ == limit) break;
+    const unsigned k = 4 * g, bk = k / kk, kf = k % kk;
+    unsigned h, local;  // lane half and the group's place among the lane's groups of this fragment
+    if (s.type == api::dtype::fp16) {
+      h = (kf >> 3) & 1u;
+      local = 2 * (kf >> 4) + ((kf >> 2) & 1u);
+    } else {
+      h = kf / (kk / 2);
+      local = (kf % (kk / 2)) / 4;
+    }
+    const unsigned lane = 16 * h + row, c0 = bk * frag_logical + 2 * local;  // first compressed value, logically
+    const std::uint8_t* cb = r.compressed.data() + (index * 32 + lane) * cbytes;
+    std::string vals;
+    if (s.type == api::dtype::pk_int4) {
+      const std::uint8_t byte = cb[c0 / 2];
+      vals = "byte " + fmt_hex(byte, 2) + " (hi " + std::to_string(ref::decode_int4(byte >> 4, ref::int4_code::twos_complement)) +
+             ", lo " + std::to_string(ref::decode_int4(byte & 15, ref::int4_code::twos_complement)) + ")";
+    } else {
+      for (unsigned c = c0; c < c0 + 2; ++c) {
+        const std::int32_t code = s.type == api::dtype::fp16 ? std::int32_t(cb[2 * c] | cb[2 * c + 1] << 8)
+                                  : s.type == api::dtype::int8 ? std::int32_t(std::int8_t(cb[c]))
+                                                               : std::int32_t(cb[c]);
+        vals += (vals.empty() ? "" : " ") + fmt_num(value_of(s.type, code));
+      }
+    }
+    const std::uint32_t* iw = r.idx.data() + (index * 32 + lane) * idx_words;
+    const std::uint32_t field = (iw[(2 * c0) / 32] >> ((2 * c0) % 32)) & 0xFu;
+    std::string a;
+    for (unsigned p = 0; p < 4; ++p) a += (p ? " " : "") + fmt_num(value_of(s.type, t.a[row * s.k + k + p]));
+    std::string words;
+    for (unsigned w = 0; w < idx_words; ++w) words += (w ? " " : "") + fmt_hex(iw[w], 8);
+    o.note("row " + std::to_string(row) + " group " + std::to_string(g) + " " +
+           group_class_name(group_class(survivor_mask(t, row, g))) + " A={" + a + "} lane " + std::to_string(lane) +
+           " frag " + std::to_string(bk) + ": compressed out " + vals + ", idx field " + fmt_hex(field, 1) +
+           ", lane idx " + words);
+  }
+}
+
+batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles) {
+  batch_run run;
+  run.where.resize(tiles.size());
+  std::map<std::tuple<int, unsigned, int>, std::vector<std::size_t>> by_shape;
+  for (std::size_t i = 0; i < tiles.size(); ++i)
+    by_shape[{int(tiles[i]->shape.type), tiles[i]->shape.k, int(tiles[i]->shape.instr)}].push_back(i);
+  for (const auto& [key, members] : by_shape) {
+    api::tile_batch in;
+    in.shape = tiles[members.front()]->shape;
+    in.tiles = members.size();
+    in.a.reserve(members.size() * in.shape.operand_bytes());
+    in.b.reserve(members.size() * in.shape.operand_bytes());
+    for (std::size_t n = 0; n < members.size(); ++n) {
+      const auto pa = physical_a(*tiles[members[n]]), pb = physical_b(*tiles[members[n]]);
+      in.a.insert(in.a.end(), pa.begin(), pa.end());
+      in.b.insert(in.b.end(), pb.begin(), pb.end());
+      run.where[members[n]] = {run.results.size(), n};
+    }
+    run.results.emplace_back();
+    ops.run_tiles(in, run.results.back());
+  }
+  return run;
+}
+
+std::string shape_label(const api::tile_shape& s) {
+  return std::string(api::to_string(s.type)) + ",K=" + std::to_string(s.k) +
+         (s.instr == api::instruction::iu4_k64 ? ",op=16x16x64" : "");
+}
+
+std::vector<api::tile_shape> shapes_for(api::dtype t) {
+  std::vector<api::tile_shape> out;
+  for (unsigned k : {32u, 64u, 128u, 256u}) out.push_back({t, k, api::instruction::k32});
+  if (t == api::dtype::pk_int4)
+    for (unsigned k : {64u, 128u, 256u}) out.push_back({t, k, api::instruction::iu4_k64});
+  return out;
+}
+
+}  // namespace tp::ck_probe

@@ -1,0 +1,96 @@
+// Shared mechanics of the three ck_sparse probes (ck-phantom-fallback, ck-nibble-overcount, ck-idx-swap-xor):
+// logical tiles, their physical packing for the kernel, the oracle, the case generators, evaluation and the
+// per-group counterexample lines. Expected values come from reference/ on the LOGICAL dense A, never from the
+// kernel's compression or register layout.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/ck_sparse/api.h"
+#include "probes/common/probe.h"
+
+namespace tp::ck_probe {
+
+namespace api = ::tp::ck_sparse;
+
+// One 16 x 16 x K case. Values are LOGICAL: int8 / int4 values, or fp8 / fp16 codes, one per element.
+struct tile {
+  api::tile_shape shape;
+  std::vector<std::int32_t> a;  // 16 x K, row-major
+  std::vector<std::int32_t> b;  // K x 16, row-major: b[k*16 + j] = B[k][j]
+};
+using tile_ptr = std::shared_ptr<const tile>;
+
+// The 11 kinds of 4-group (spec §7.4): 0-5 the pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3), 6-9 a single survivor at
+// 0..3, 10 the empty group; -1 for more than two survivors.
+int group_class(unsigned survivor_mask);
+const char* group_class_name(int cls);
+unsigned group_class_mask(int cls);
+// The classes on which the pk_int4 idx convention (bug 3) cannot show: (0,1), (2,3), single at 3, empty.
+bool convention_neutral(int cls);
+
+double value_of(api::dtype t, std::int32_t code);
+bool survives(api::dtype t, std::int32_t code);
+unsigned survivor_mask(const tile& t, unsigned row, unsigned group);
+
+// Physical operands as api.h stores them (pk_int4: CK's high-nibble-first convention).
+std::vector<std::uint8_t> physical_a(const tile& t);
+std::vector<std::uint8_t> physical_b(const tile& t);
+
+// D = A_logical * B with its per-element allowance: 0 for integers; for fp8/fp16 the f32-accumulation bound
+// gamma_K * sum_k |a_ik||b_kj| + the fp64 oracle's own K*2^-53 (see the probe READMEs for the derivation).
+struct expected_d {
+  std::vector<double> d, bound;
+};
+expected_d oracle(const tile& t);
+
+// Generators. Every value is nonzero where a survivor is meant, so a misplaced one always shows.
+tile adversarial_tile(api::tile_shape s, unsigned class_offset = 0, const std::vector<int>* classes = nullptr);
+tile canonical_tile(api::tile_shape s, std::uint64_t seed);  // CK's host fill: uniform -8..8, slots 1 and 3 zeroed
+tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes);
+std::vector<std::int32_t> random_b(api::tile_shape s, probe::rng& r);
+std::vector<std::int32_t> formula_b(api::tile_shape s);  // CK E2E's B = ((5k + 3n) % 16) - 8 (fp: the same values)
+// Tile `index` (K columns of A from index*K, the same rows of B) of a 16 x 256 A fixture and a 256 x 16 B fixture.
+tile fixture_tile(const std::string& a_name, const std::string& b_name, api::tile_shape s, unsigned index);
+// Only group `g` of row `row` kept (the rest of A zeroed): the one-group counterexample.
+tile single_group(const tile& t, unsigned row, unsigned group);
+// Nonzero groups of A as (row, group).
+std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t);
+
+// What one variant did with one tile.
+struct tile_eval {
+  double max_abs_err = 0;
+  std::size_t wrong = 0;
+  int first_wrong = -1;                         // i*16+j
+  std::uint64_t oob_survivor = 0, oob_field = 0;  // over all lanes
+  unsigned fields = 0, logical_fields = 0;      // per lane: emitted by the variant, read by the instruction
+  bool d_ok() const { return wrong == 0; }
+};
+tile_eval evaluate(const tile& t, const api::tile_results& r, std::size_t index);
+
+// Group census of A into outcome coverage counters (survivors per group, singles at each position, FragsK > 1,
+// pk_int4 fragments, OOB writes).
+void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e);
+// Metrics and the usual detail lines (max_abs_err, wrong, first wrong element, UB writes).
+void describe(probe::outcome& o, const tile& t, const tile_eval& e, const expected_d& want, const api::tile_results& r,
+              std::size_t index);
+// One line per nonzero group (at most `limit`): row, group, A values, the lane and fragment holding it, what the
+// variant compressed it to and its idx field(s), e.g. "row 0 group 1 A={0 0 0 5} lane 0 frag 0: compressed 5 5, idx
+// field 0xb, idx word 0x000000bb".
+void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, std::size_t index, unsigned limit);
+
+// Runs every case's tile through `ops`, one launch per distinct shape; results[i] and indices[i] locate case i.
+struct batch_run {
+  std::vector<api::tile_results> results;  // one per shape
+  std::vector<std::pair<std::size_t, std::size_t>> where;  // case -> (result, tile index)
+};
+batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles);
+
+std::string shape_label(const api::tile_shape& s);  // "int8,K=64" style pieces for ids
+std::vector<api::tile_shape> shapes_for(api::dtype t);  // K = 32..256 (and the 16x16x64 forms for pk_int4)
+
+}  // namespace tp::ck_probe
