@@ -72,13 +72,15 @@ std::optional<std::uint64_t> parse_seed(std::string_view s);  // decimal or 0x-h
 bool id_matches(std::string_view filter, std::string_view id);
 
 struct case_def {
-  std::string id;
+  // Every member has a default initialiser so designated initialisers ({.id = ..., .payload = ...}) compile
+  // without -Wmissing-field-initializers noise on g++ 12.
+  std::string id{};
   source_kind source = source_kind::fixture;
-  std::string group;                  // row of the fail->pass table; empty: the source kind's name
-  std::vector<std::string> tags;      // free-form labels, shown in JSON
-  std::optional<std::uint64_t> seed;  // every fuzz case has one (its id carries seed= as well)
+  std::string group{};                // row of the fail->pass table; empty: the source kind's name
+  std::vector<std::string> tags{};    // free-form labels, shown in JSON
+  std::optional<std::uint64_t> seed{};  // every fuzz case has one (its id carries seed= as well)
   on_buggy buggy = on_buggy::any;     // forced to `pass` for control cases
-  std::any payload;                   // what the probe's runner needs; the framework never looks inside
+  std::any payload{};                 // what the probe's runner needs; the framework never looks inside
 
   std::string_view table_row() const { return group.empty() ? to_string(source) : std::string_view(group); }
   template <class T>

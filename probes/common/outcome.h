@@ -20,24 +20,24 @@ struct metric {
 // `first` holds readable pairs with both source locations.
 struct hazard_evidence {
   std::uint64_t raw = 0, war = 0, waw = 0;
-  std::vector<std::string> first;
+  std::vector<std::string> first{};
   std::uint64_t total() const { return raw + war + waw; }
 };
 // Kernel reads of global elements no kernel wrote (device_buffer::unwritten_reads() on the CPU backend).
 struct unwritten_evidence {
   std::uint64_t host_initialised = 0, never_written = 0;
-  std::vector<std::string> first;
+  std::vector<std::string> first{};
   std::uint64_t total() const { return host_initialised + never_written; }
 };
 
 struct outcome {
   bool pass = false;
-  std::map<std::string, metric> metrics;           // e.g. max_abs_err (max), wrong (sum)
-  std::vector<std::string> detail;                 // lines shown with a failure and in counterexamples
-  std::map<std::string, std::uint64_t> coverage;   // counter increments, summed over the run per variant
-  hazard_evidence hazards;                         // all zero unless the runner collected them
-  unwritten_evidence unwritten;
-  std::string error;                               // set by the framework when the runner threw; pass is false
+  std::map<std::string, metric> metrics{};         // e.g. max_abs_err (max), wrong (sum)
+  std::vector<std::string> detail{};               // lines shown with a failure and in counterexamples
+  std::map<std::string, std::uint64_t> coverage{}; // counter increments, summed over the run per variant
+  hazard_evidence hazards{};                       // all zero unless the runner collected them
+  unwritten_evidence unwritten{};
+  std::string error{};                               // set by the framework when the runner threw; pass is false
 
   outcome& metric_max(std::string_view name, double v);  // keeps the larger if set twice
   outcome& metric_sum(std::string_view name, double v);  // adds

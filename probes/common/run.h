@@ -21,10 +21,10 @@ struct variant_summary {
   std::string name;
   variant_role role = variant_role::other;
   std::uint64_t passed = 0, failed = 0, errors = 0;  // errors: runner threw (counted in failed as well)
-  std::map<std::string, metric> metrics;
-  std::map<std::string, std::uint64_t> coverage;
-  hazard_evidence hazards;           // counts summed; first few pairs kept
-  unwritten_evidence unwritten;
+  std::map<std::string, metric> metrics{};
+  std::map<std::string, std::uint64_t> coverage{};
+  hazard_evidence hazards{};         // counts summed; first few pairs kept
+  unwritten_evidence unwritten{};
   double seconds = 0;                // time inside the runner, for --bench
 };
 

@@ -1,0 +1,244 @@
+// The probe app end to end on the toy probe: the common CLI, exit codes 0/1/2/77, --case reruns, sharding,
+// counterexamples, coverage, bench, batch runners.
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "run_helper.h"
+
+using nlohmann::json;
+
+namespace {
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+const json& variant_json(const json& report, std::string_view name) {
+  for (const auto& v : report.at("variants"))
+    if (v.at("name") == name) return v;
+  throw std::runtime_error("no variant " + std::string(name));
+}
+// A usage error: exit 2, exactly one line on stderr that mentions `what`, nothing run (no report written).
+void require_usage_error(std::vector<std::string> args, std::string_view what) {
+  const auto r = toy::run(std::move(args));
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(lines_of(r.err).size() == 1);
+  CHECK(r.err.find(what) != std::string::npos);
+  CHECK(r.report.is_null());
+}
+}  // namespace
+
+TEST_CASE("The toy probe in fail-pass mode exits 0 with upstream failing and fixed passing", "[app]") {
+  const auto r = toy::run({});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto& j = r.report;
+  CHECK(j.at("verdict").at("as_expected") == true);
+  // 2 fixture + 6 adversarial + 1 control + 10 fuzz (default_fuzz).
+  CHECK(j.at("cases").size() == 19);
+  CHECK(variant_json(j, "fixed").at("failed") == 0);
+  CHECK(variant_json(j, "upstream").at("failed").get<int>() > 0);
+  CHECK(variant_json(j, "upstream").at("role") == "buggy");
+}
+
+TEST_CASE("A probe whose buggy variant no longer fails exits 1 and says where", "[app]") {
+  const auto r = toy::run({"--variant", "clone,fixed", "--buggy", "clone"});
+  REQUIRE(r.code == 1);
+  const auto broken = r.report.at("verdict").at("broken");
+  REQUIRE(broken.size() == 3);
+  CHECK(broken[0].get<std::string>().find("buggy variant clone passed 4 case(s) that must fail") == 0);
+  CHECK(broken[1].get<std::string>().find("buggy variant clone failed no fixture case") == 0);
+  CHECK(broken[2].get<std::string>().find("buggy variant clone failed no adversarial case") == 0);
+}
+
+TEST_CASE("A regression in a fixed variant exits 1", "[app]") {
+  const auto r = toy::run({"--variant", "upstream,broken-long", "--fixed", "broken-long"});
+  REQUIRE(r.code == 1);
+  CHECK(r.report.at("verdict").at("broken")[0].get<std::string>().find("fixed variant broken-long failed") == 0);
+}
+
+TEST_CASE("pass and fail expectations give the mutation matrix its answers", "[app]") {
+  CHECK(toy::run({"--variant", "fixed", "--expect", "pass"}).code == 0);
+  CHECK(toy::run({"--variant", "upstream", "--expect", "pass"}).code == 1);
+  CHECK(toy::run({"--variant", "upstream", "--expect", "fail"}).code == 0);
+  CHECK(toy::run({"--variant", "fixed", "--expect", "fail"}).code == 1);
+}
+
+TEST_CASE("Bad usage and bad input exit 2 with one line and run nothing", "[app]") {
+  require_usage_error({"--no-such-option"}, "--no-such-option");
+  require_usage_error({"--shard", "0/3"}, "--shard '0/3'");
+  require_usage_error({"--shard", "x"}, "--shard 'x'");
+  require_usage_error({"--variant", "nope"}, "--variant 'nope': no such variant of toy on cpu");
+  require_usage_error({"--backend", "tpu"}, "--backend 'tpu'");
+  require_usage_error({"--expect", "maybe"}, "--expect 'maybe'");
+  require_usage_error({"--seed", "12z"}, "--seed '12z'");
+  require_usage_error({"--input", "/nonexistent/tile.txt"}, "cannot open");
+  require_usage_error({"--case", "no-such-case"}, "--case 'no-such-case' matches no case");
+  require_usage_error({"--report", "pdf"}, "--report 'pdf'");
+  require_usage_error({"--report", "text,md"}, "several --report formats would go to stdout");
+  require_usage_error({"--buggy", "fixed"}, "both buggy and fixed");
+  require_usage_error({"--out-md", "/tmp/x.md"}, "--report does not include md");
+  require_usage_error({"--fuzz", "notanumber"}, "--fuzz");
+  const std::string bad_input = toy::temp_path("bad-input.txt");
+  std::ofstream(bad_input) << "1 2 three\n";
+  require_usage_error({"--input", bad_input}, "'three' is not an integer");
+  std::filesystem::remove(bad_input);
+}
+
+TEST_CASE("--input runs only the tile given as data", "[app]") {
+  const std::string path = toy::temp_path("input.txt");
+  std::ofstream(path) << "7 3 1\n";
+  const auto r = toy::run({"--input", path, "--expect", "fail", "--variant", "upstream"});
+  std::filesystem::remove(path);
+  REQUIRE(r.code == 0);
+  REQUIRE(r.report.at("cases").size() == 1);
+  CHECK(r.report.at("cases")[0].at("id") == "toy(v=7.3.1,src=input)");
+  CHECK(r.report.at("cases")[0].at("source") == "input");
+}
+
+TEST_CASE("A backend that is not built or has no device exits 77", "[app]") {
+  const auto r = toy::run({"--backend", "hip"});
+  CHECK(r.code == 77);
+  CHECK(r.err.find("backend hip is not built into this probe (built: cpu, cuda)") != std::string::npos);
+  const auto r2 = toy::run({"--backend", "cuda"});
+  CHECK(r2.code == 77);
+  CHECK(r2.err.find("not available on this machine") != std::string::npos);
+  toy::config gpu;
+  gpu.gpu_available = true;
+  CHECK(toy::run({"--backend", "cuda"}, gpu).code == 0);
+}
+
+TEST_CASE("--case with a printed fuzz id reruns exactly that case, whatever --fuzz is", "[app]") {
+  const auto listed = toy::run({"--fuzz", "25", "--seed", "99", "--list-cases"}, {}, false);
+  REQUIRE(listed.code == 0);
+  const auto ids = lines_of(listed.out);
+  REQUIRE(ids.size() == 9 + 25);
+  const std::string fuzz_id = ids[9 + 17];
+  REQUIRE(fuzz_id.find("seed=0x") != std::string::npos);
+  CHECK(tp::probe::id_seed(fuzz_id) == tp::probe::fuzz_case_seed(99, 17));
+
+  const auto rerun = toy::run({"--fuzz", "0", "--case", fuzz_id, "--variant", "fixed", "--expect", "pass"});
+  REQUIRE(rerun.code == 0);
+  REQUIRE(rerun.report.at("cases").size() == 1);
+  CHECK(rerun.report.at("cases")[0].at("id") == fuzz_id);
+  CHECK(rerun.report.at("cases")[0].at("source") == "fuzz");
+  CHECK(rerun.report.at("filtered") == true);
+}
+
+TEST_CASE("--case takes globs and substrings and may be repeated", "[app]") {
+  const auto r = toy::run({"--case", "*src=iota*", "--case", "v=1.2.3,", "--list-cases"}, {}, false);
+  REQUIRE(r.code == 0);
+  const auto ids = lines_of(r.out);
+  CHECK(ids.size() == 7);  // six iota cases (one of them is 1.2.3) plus the fixture 1.2.3
+  CHECK(std::count(ids.begin(), ids.end(), "toy(v=1.2.3,src=fixture)") == 1);
+}
+
+TEST_CASE("Shards run disjoint parts of the case list that cover it", "[app]") {
+  const auto all = lines_of(toy::run({"--list-cases", "--fuzz", "30"}, {}, false).out);
+  std::multiset<std::string> union_of_shards;
+  for (int i = 1; i <= 4; ++i) {
+    const auto part = lines_of(toy::run({"--list-cases", "--fuzz", "30", "--shard", std::to_string(i) + "/4"}, {},
+                                        false).out);
+    union_of_shards.insert(part.begin(), part.end());
+  }
+  CHECK(union_of_shards == std::multiset<std::string>(all.begin(), all.end()));
+  const auto shard = toy::run({"--shard", "2/4", "--fuzz", "30"});
+  CHECK(shard.report.at("shard").at("index") == 2);
+  CHECK(shard.report.at("unsharded_cases") == all.size());
+}
+
+TEST_CASE("A runner exception fails the case and carries its message", "[app]") {
+  const auto r = toy::run({"--variant", "throws", "--expect", "fail"});
+  REQUIRE(r.code == 0);
+  const auto& v = variant_json(r.report, "throws");
+  CHECK(v.at("errors") == r.report.at("cases").size());
+  CHECK(r.report.at("failures")[0].at("outcome").at("error") == "divergent barrier at toy.cu:12");
+}
+
+TEST_CASE("--variant all selects every variant registered on the backend", "[app]") {
+  const auto r = toy::run({"--variant", "all", "--list-cases"}, {}, false);
+  REQUIRE(r.code == 0);
+  const auto j = toy::run({"--variant", "all"});
+  std::set<std::string> names;
+  for (const auto& v : j.report.at("variants")) names.insert(v.at("name").get<std::string>());
+  CHECK(names == std::set<std::string>{"upstream", "fixed", "clone", "broken-long", "throws"});
+  CHECK(variant_json(j.report, "clone").at("role") == "other");
+}
+
+TEST_CASE("Failures are shrunk and the shrunk case is shown on the fixed variant", "[app][shrink]") {
+  const auto r = toy::run({});
+  REQUIRE(r.code == 0);
+  const auto& ces = r.report.at("counterexamples");
+  REQUIRE(ces.size() == 1);
+  const auto& ce = ces[0];
+  CHECK(ce.at("variant") == "upstream");
+  CHECK(ce.at("original") == "toy(v=1.2.3,src=fixture)");
+  CHECK(ce.at("shrunk") == "toy(v=3,src=shrunk)");
+  CHECK(ce.at("outcome").at("pass") == false);
+  CHECK(ce.at("reference_variant") == "fixed");
+  CHECK(ce.at("reference_outcome").at("pass") == true);
+  CHECK(ce.at("outcome").at("detail")[0] == "sum 0, expected 3");
+
+  const auto unshrunk = toy::run({"--no-shrink"});
+  CHECK(unshrunk.report.at("counterexamples")[0].at("shrunk") == "toy(v=1.2.3,src=fixture)");
+}
+
+TEST_CASE("The fixed variant is used for the side-by-side even when only the buggy one was selected", "[shrink]") {
+  const auto r = toy::run({"--variant", "upstream", "--case", "toy(v=1.2.3,src=fixture)"});
+  REQUIRE(r.report.at("counterexamples").size() == 1);
+  CHECK(r.report.at("counterexamples")[0].at("reference_variant") == "fixed");
+}
+
+TEST_CASE("Coverage counters are summed per variant over the run", "[app]") {
+  const auto r = toy::run({"--fuzz", "0"});
+  const auto& cov = variant_json(r.report, "fixed").at("coverage");
+  CHECK(cov.at("lists") == 9);
+  CHECK(cov.at("threes") == 5);  // 1.2.3 in the fixture and iota n = 3..6
+  CHECK(variant_json(r.report, "upstream").at("metrics").at("wrong").at("value") == 5);
+}
+
+TEST_CASE("--bench reports cases per second measured in the run", "[app]") {
+  const auto r = toy::run({"--bench", "--fuzz", "200"});
+  REQUIRE(r.code == 0);
+  CHECK(variant_json(r.report, "fixed").contains("cases_per_second"));
+  CHECK(variant_json(r.report, "fixed").at("cases_per_second").get<double>() > 0);
+  const auto text = toy::run({"--bench", "--report", "text"}, {}, false);
+  CHECK(text.out.find("cases/s") != std::string::npos);
+}
+
+TEST_CASE("A batch runner sees batches no larger than batch_size", "[app]") {
+  std::vector<std::size_t> sizes;
+  toy::config cfg;
+  cfg.batch = true;
+  cfg.batch_size = 4;
+  cfg.batch_sizes_seen = &sizes;
+  const auto r = toy::run({"--fuzz", "7"}, cfg);
+  REQUIRE(r.code == 0);
+  CHECK(!sizes.empty());
+  CHECK(*std::max_element(sizes.begin(), sizes.end()) <= 4);
+  // 16 cases per variant in batches of 4, twice, then single-case shrink runs.
+  CHECK(std::count(sizes.begin(), sizes.end(), 4u) == 8);
+}
+
+TEST_CASE("--out with several formats writes one file per format and prints the text report", "[app]") {
+  const std::string stem = toy::temp_path("stem");
+  const auto r = toy::run({"--report", "text,json", "--report", "md,junit", "--out", stem}, {}, false);
+  REQUIRE(r.code == 0);
+  for (const char* ext : {".txt", ".json", ".md", ".xml"}) {
+    CHECK(std::filesystem::exists(stem + ext));
+    std::filesystem::remove(stem + ext);
+  }
+  CHECK(r.out.find("fail->pass") != std::string::npos);
+}
+
+TEST_CASE("A fixture-less probe breaks fail-pass in an unfiltered run", "[app]") {
+  toy::config cfg;
+  cfg.with_fixture = false;
+  const auto r = toy::run({}, cfg);
+  CHECK(r.code == 1);
+  CHECK(r.report.at("verdict").at("broken")[0].get<std::string>().find("no fixture case ran") == 0);
+}

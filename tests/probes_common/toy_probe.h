@@ -1,0 +1,143 @@
+// A toy probe for the framework's tests: the "kernel" sums a list, the upstream variant drops every 3 (the bug),
+// so a case fails on upstream iff it contains a 3. Variants are plain host functions behind an injected registry.
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "probes/common/probe.h"
+
+namespace toy {
+
+using list = std::vector<int>;
+struct ops {
+  std::int64_t (*sum)(const list&);
+};
+inline std::int64_t sum_correct(const list& l) { return std::accumulate(l.begin(), l.end(), std::int64_t{0}); }
+inline std::int64_t sum_upstream(const list& l) {
+  std::int64_t s = 0;
+  for (int x : l) s += x == 3 ? 0 : x;
+  return s;
+}
+inline std::int64_t sum_broken_long(const list& l) { return sum_correct(l) + (l.size() > 5 ? 1 : 0); }
+inline std::int64_t sum_throws(const list&) { throw std::runtime_error("divergent barrier at toy.cu:12"); }
+inline const ops upstream_ops{sum_upstream}, fixed_ops{sum_correct}, clone_ops{sum_correct},
+    broken_ops{sum_broken_long}, throws_ops{sum_throws};
+
+inline std::string join(const list& l) {
+  std::string s;
+  for (int x : l) {
+    if (!s.empty()) s += '.';
+    s += std::to_string(x);
+  }
+  return s.empty() ? "empty" : s;
+}
+
+struct config {
+  bool batch = false;              // use batch_runner instead of runner
+  std::size_t batch_size = 4;
+  std::vector<std::size_t>* batch_sizes_seen = nullptr;
+  bool with_fixture = true;
+  bool gpu_available = false;      // what the backend hook says about cuda
+};
+
+inline void build(tp::probe::app& a, const config& cfg = {}) {
+  using namespace tp::probe;
+  a.family("toy").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
+      .must_catch({source_kind::fixture, source_kind::adversarial}).default_fuzz(10, 5).batch_size(cfg.batch_size);
+  a.use_variant_provider([](std::string_view family) {
+    std::vector<registered_variant> v;
+    if (family != "toy") return v;
+    v.push_back({"toy", "upstream", "cpu", &upstream_ops});
+    v.push_back({"toy", "fixed", "cpu", &fixed_ops});
+    v.push_back({"toy", "clone", "cpu", &clone_ops});
+    v.push_back({"toy", "broken-long", "cpu", &broken_ops});
+    v.push_back({"toy", "throws", "cpu", &throws_ops});
+    v.push_back({"toy", "upstream", "cuda", &upstream_ops});
+    v.push_back({"toy", "fixed", "cuda", &fixed_ops});
+    return v;
+  });
+  a.use_backend_hooks({[gpu = cfg.gpu_available](std::string_view b) { return b == "cpu" || gpu; },
+                       [](std::string_view b) { return std::string("toy ") + std::string(b); }});
+  const auto make = [](const list& l, std::string src) {
+    return case_def{.id = case_name("toy")("v", join(l))("src", src), .payload = l};
+  };
+  if (cfg.with_fixture)
+    a.source(source_kind::fixture, [make](case_list& out) {
+      out.push_back(make({1, 2, 3}, "fixture"));
+      out.push_back(make({4, 5}, "fixture"));
+    });
+  a.source(source_kind::adversarial, [make](case_list& out) {
+    for (int n = 1; n <= 6; ++n) {
+      list l(static_cast<std::size_t>(n));
+      std::iota(l.begin(), l.end(), 1);
+      auto c = make(l, "iota");
+      c.group = "iota";
+      if (n >= 3) c.buggy = on_buggy::fail;
+      out.push_back(std::move(c));
+    }
+  });
+  a.source(source_kind::control, [make](case_list& out) { out.push_back(make({1, 2}, "upstream-test")); });
+  a.fuzz([](std::uint64_t seed, case_list& out) {
+    rng r(seed);
+    list l(static_cast<std::size_t>(r.range(1, 10)));
+    for (auto& x : l) x = int(r.range(0, 9));
+    out.push_back({.id = case_name("toy")("n", l.size()).seed(seed), .seed = seed, .payload = l});
+  });
+  a.input([](const std::string& path, case_list& out) {
+    std::ifstream in(path);
+    list l;
+    std::string tok;
+    while (in >> tok) {
+      try {
+        std::size_t used = 0;
+        l.push_back(std::stoi(tok, &used));
+        if (used != tok.size()) throw std::invalid_argument(tok);
+      } catch (const std::exception&) {
+        throw usage_error("--input '" + path + "': '" + tok + "' is not an integer");
+      }
+    }
+    out.push_back({.id = case_name("toy")("v", join(l))("src", "input"), .payload = l});
+  });
+  const auto one = [](const case_def& c, const variant& v) {
+    const list& l = c.as<list>();
+    const auto want = sum_correct(l);
+    const auto got = v.ops_as<ops>().sum(l);
+    outcome o;
+    o.pass = got == want;
+    o.metric_max("abs_err", double(got > want ? got - want : want - got)).metric_sum("wrong", o.pass ? 0 : 1);
+    o.count("lists");
+    o.count("threes", std::uint64_t(std::count(l.begin(), l.end(), 3)));
+    o.note("sum " + std::to_string(got) + ", expected " + std::to_string(want));
+    return o;
+  };
+  if (cfg.batch) {
+    a.batch_runner([one, seen = cfg.batch_sizes_seen](std::span<const case_def* const> cs, const variant& v,
+                                                      std::span<outcome> out) {
+      if (seen) seen->push_back(cs.size());
+      for (std::size_t i = 0; i < cs.size(); ++i) out[i] = one(*cs[i], v);
+    });
+  } else {
+    a.runner(one);
+  }
+  a.shrinker([](const case_def& c) {
+    const list& l = c.as<list>();
+    case_list smaller;
+    for (std::size_t i = 0; l.size() > 1 && i < l.size(); ++i) {
+      list s = l;
+      s.erase(s.begin() + std::ptrdiff_t(i));
+      smaller.push_back({.id = case_name("toy")("v", join(s))("src", "shrunk"), .source = c.source, .payload = s});
+    }
+    return smaller;
+  });
+}
+
+}  // namespace toy
