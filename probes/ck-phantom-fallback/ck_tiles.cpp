@@ -57,6 +57,11 @@ const char* group_class_name(int cls) {
                                 "(0)",   "(1)",   "(2)",   "(3)",   "none"};
   return cls >= 0 && cls <= 10 ? names[cls] : ">2";
 }
+const char* group_class_id(int cls) {
+  static const char* names[] = {"pair01", "pair02", "pair03", "pair12", "pair13", "pair23",
+                                "single0", "single1", "single2", "single3", "none"};
+  return cls >= 0 && cls <= 10 ? names[cls] : "over2";
+}
 bool convention_neutral(int cls) { return cls == 0 || cls == 5 || cls == 9 || cls == 10; }
 
 double value_of(api::dtype t, std::int32_t code) {

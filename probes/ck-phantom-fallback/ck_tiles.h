@@ -28,7 +28,8 @@ using tile_ptr = std::shared_ptr<const tile>;
 // The 11 kinds of 4-group (spec §7.4): 0-5 the pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3), 6-9 a single survivor at
 // 0..3, 10 the empty group; -1 for more than two survivors.
 int group_class(unsigned survivor_mask);
-const char* group_class_name(int cls);
+const char* group_class_name(int cls);  // "(0,2)", "(3)", "none"
+const char* group_class_id(int cls);    // the same for case ids: "pair02", "single3", "none"
 unsigned group_class_mask(int cls);
 // The classes on which the pk_int4 idx convention (bug 3) cannot show: (0,1), (2,3), single at 3, empty.
 bool convention_neutral(int cls);

@@ -1,0 +1,69 @@
+// ck-idx-swap-xor: with the nibble-aware scan in place, compress_a_impl still writes pk_int4 idx fields in CK's
+// logical order (element 0 = high nibble) while SWMMAC iu4 reads raw nibbles, low first. Survivor s must go to field
+// 2i+(1-s) with position j^1. The buggy variant is fixed-minus-0003 (upstream never reaches this code: bug 2 comes
+// first). The fix is patches/ck_sparse/0003. See README.md.
+#include "probes/ck-phantom-fallback/ck_driver.h"
+
+using namespace tp::ck_probe;
+using tp::probe::source_kind;
+
+namespace {
+
+// Spec §5.5: the 4-bit group value the fixed compress_a_impl writes for each of the 11 group kinds.
+constexpr unsigned kGroupValue[11] = {0x4, 0x7, 0x6, 0x3, 0x2, 0xE, 0x6, 0x2, 0xE, 0xA, 0xA};
+
+// Compress-level: each kind of group alone in a lane vector of 4 groups (the other three empty), values including
+// -8 in both nibbles of a byte.
+std::vector<std::pair<std::string, compress_case>> field_table() {
+  std::vector<std::pair<std::string, compress_case>> out;
+  for (int cls = 0; cls <= 10; ++cls)
+    for (int slot = 0; slot < 4; ++slot) {
+      int values[16] = {};
+      const unsigned mask = group_class_mask(cls);
+      int s0 = 0, s1 = 0, n = 0;
+      for (int p = 0; p < 4; ++p)
+        if ((mask >> p) & 1u) {
+          const int v = n == 0 ? -8 : 5 - cls;  // nonzero: 5 - cls is in -5..5 and never 0 for a pair (cls < 6)
+          values[4 * slot + p] = v;
+          (n++ == 0 ? s0 : s1) = v;
+        }
+      compress_case c{api::dtype::pk_int4, {}, {0, 0, 0, 0}, {}, {}};
+      for (int b = 0; b < 8; ++b) c.input.push_back(std::uint8_t((values[2 * b] & 15) << 4 | (values[2 * b + 1] & 15)));
+      c.want_compressed[slot] = std::uint8_t((s0 & 15) << 4 | (s1 & 15));
+      std::vector<unsigned> nibbles(4, 0xA);
+      nibbles[slot] = kGroupValue[cls];
+      c.want_idx = idx_words_of(nibbles);
+      out.emplace_back(tp::probe::case_name("ck-swapxor")("test", "field-table")("group", group_class_id(cls))(
+                           "slot", slot)
+                           .str(),
+                       std::move(c));
+    }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tp::probe::app app("ck-idx-swap-xor",
+                     "ck_tile pk_int4 idx fields in CK's logical nibble order; SWMMAC iu4 reads raw order (needs swap + "
+                     "XOR-1)");
+  app.family("ck_sparse").default_variants("fixed-minus-0003,fixed").buggy({"fixed-minus-0003"}).fixed({"fixed"})
+      .must_catch({source_kind::fixture, source_kind::adversarial, source_kind::fuzz}).default_fuzz(2000, 1)
+      .batch_size(512);
+
+  ck_probe_config cfg;
+  cfg.case_prefix = "ck-swapxor";
+  cfg.dtypes = {api::dtype::pk_int4};
+  cfg.fixtures = {{api::dtype::pk_int4, "ck-a-int4", "ck-b-int4"}};
+  cfg.fuzz_classes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  // The groups on which the wrong convention is right by coincidence: (0,1), (2,3), single at 3, empty.
+  cfg.control_classes = {0, 5, 9, 10};
+  cfg.control_label = "convention-neutral";
+  cfg.judge = [](const tile&, const tile_eval& e, tp::probe::outcome&) {
+    return e.d_ok() && e.oob_survivor == 0 && e.oob_field == 0;
+  };
+  cfg.shrink_first = {1, 2, 3, 4, 6, 7, 8};
+  cfg.compress_cases = field_table();
+  install(app, cfg);
+  return app.main(argc, argv);
+}
