@@ -19,7 +19,9 @@ std::vector<std::pair<std::string, compress_case>> overcount_windows() {
   for (int b = 0; b < 8; ++b) c.input.push_back(std::uint8_t((values[2 * b] & 15) << 4 | (values[2 * b + 1] & 15)));
   // Survivors per group, high nibble = survivor 0: (3,-8) (5,7) (1,-2) (6,4); group values 0x7 0x2 0x6 0x3.
   c.want_compressed = {0x38, 0x57, 0x1E, 0x64};
-  c.want_idx = idx_words_of({0x7, 0x2, 0x6, 0x3});
+  // The field values are ck-idx-swap-xor's business (spec §5.5 gives 0x7 0x2 0x6 0x3); here: one field per nibble.
+  c.exact_idx = false;
+  c.want_fields = 8;
   c.note = "4 nonzero bytes in each 4-byte window: upstream's byte scan finds 4 survivors for a 2-element array";
   out.emplace_back(tp::probe::case_name("ck-nibble")("test", "overcount-window")("dtype", "pk_int4")("NUM", 8).str(), c);
   return out;

@@ -18,6 +18,9 @@ struct compress_case {
   std::vector<std::uint8_t> want_compressed;  // physical, first half of the vector
   std::vector<std::uint32_t> want_idx;      // SparseIdxPack words
   std::string note;                         // what upstream CK's own test expected, when it differs
+  // Judge the idx words exactly (else only the field count: the idx convention is another probe's verdict).
+  bool exact_idx = true;
+  unsigned want_fields = 0;                 // checked when !exact_idx
 };
 
 // How a tile case is labelled and judged.
