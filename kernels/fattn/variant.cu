@@ -133,9 +133,9 @@ void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::
       out(rows * C::DV);
   Kt.upload(p.k_tail.data(), p.k_tail.size());
   Vt.upload(p.v_tail.data(), p.v_tail.size());
-  TP_LAUNCH((tp::dims{unsigned(rows), unsigned(fa_warp)}), (flash_attn_ext_tail_f16<C::DKQ, C::DV>), bb.Q.view(),
+  TP_LAUNCH((flash_attn_ext_tail_f16<C::DKQ, C::DV>), tp::dims{unsigned(rows), unsigned(fa_warp)}, bb.Q.view(),
             Kt.view(), Vt.view(), tail.view(), tail_meta.view(), p.n_q, p.n_tail, p.scale);
-  TP_LAUNCH((tp::dims{unsigned(rows), unsigned(fa_warp)}), k_flash_attn_ext_tail_partials_merge<C::DV>, bb.dst.view(),
+  TP_LAUNCH(k_flash_attn_ext_tail_partials_merge<C::DV>, tp::dims{unsigned(rows), unsigned(fa_warp)}, bb.dst.view(),
             bb.final_meta.view(), tail.view(), tail_meta.view(), out.view());
   r.out = out.to_host();
   if (auto u = bb.final_meta.unwritten_reads()) {
@@ -165,14 +165,13 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     const launch_plan& lp = r.plan;
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
     const fattn_args a = bb.args(p, lp);
-    TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}),
-              flash_attn_ext_f16<C>, a);
+    TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a);
     if (lp.fixup == fixup_kind::uniform)
-      TP_LAUNCH((tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)}), (flash_attn_stream_k_fixup_uniform<C::DV, C::ncols>),
+      TP_LAUNCH((flash_attn_stream_k_fixup_uniform<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
                 bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
                 lp.blocks);
     else if (lp.fixup == fixup_kind::general)
-      TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(fa_warp)}), (flash_attn_stream_k_fixup_general<C::DV, C::ncols>),
+      TP_LAUNCH((flash_attn_stream_k_fixup_general<C::DV, C::ncols>), tp::dims{unsigned(lp.blocks), unsigned(fa_warp)},
                 bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
                 lp.iter_k, lp.units);
     finish<C>(p, bb, r, opt);
@@ -196,9 +195,8 @@ run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks
     r.tile_blocks.assign(lp.ntiles, parallel_blocks);
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
     const fattn_args a = bb.args(p, lp);
-    TP_LAUNCH((tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}),
-              flash_attn_ext_f16_parallel_blocks<C>, a, parallel_blocks);
-    TP_LAUNCH((tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)}), (flash_attn_combine_results<C::DV, C::ncols>),
+    TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a, parallel_blocks);
+    TP_LAUNCH((flash_attn_combine_results<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
               bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
               parallel_blocks, lp.blocks);
     finish<C>(p, bb, r, tp::fattn::run_options{});

@@ -1,0 +1,193 @@
+// fa-k00-combine-race: process_tile's combine loop reuses tile_Q; upstream ends a k00 iteration with a barrier only
+// when np > 1, and the stream-k loop has no barrier between tiles. Every race-prone config runs under every
+// scheduling policy of the CPU emulator with the hazard detector on; controls (np > 1; one combine iteration with one
+// tile per block) must pass on upstream too. Bound derivation: fa_shared.h.
+#include <cstdio>
+#include <map>
+
+#include "fa_shared.h"
+#include "simt/cpu/emulator.h"
+
+namespace {
+using namespace fa_probe;
+using tp::cpu::policy;
+using tp::probe::case_def;
+using tp::probe::case_list;
+using tp::probe::source_kind;
+
+struct race_case {
+  geometry g;
+  policy sched = policy::adversarial;
+  std::uint64_t sched_seed = 0;
+};
+
+const char* probe_name = "fa-k00-combine-race";
+const policy all_policies[] = {policy::in_order, policy::reverse, policy::random, policy::adversarial};
+
+std::shared_ptr<const prepared> data_for(const geometry& g) {
+  static std::map<std::string, std::shared_ptr<const prepared>> cache;
+  const std::string key = geometry_id("data", g).str();
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() > 16) cache.clear();
+  return cache[key] = prepare(g);
+}
+
+std::string case_id(const race_case& c) {
+  auto n = geometry_id(probe_name, c.g);
+  n("sched", tp::cpu::to_string(c.sched));
+  if (c.sched == policy::random) n("sseed", c.sched_seed);
+  return n.str();
+}
+
+void add(case_list& out, const race_case& c, std::string group, tp::probe::on_buggy b = tp::probe::on_buggy::any) {
+  out.push_back({.id = case_id(c), .group = std::move(group), .buggy = b, .payload = c});
+}
+
+// Every policy, random twice (two schedules).
+void add_all_policies(case_list& out, geometry g, const std::string& group,
+                      tp::probe::on_buggy b = tp::probe::on_buggy::any) {
+  for (policy p : all_policies) {
+    add(out, {g, p, 0}, group, b);
+    if (p == policy::random) add(out, {g, p, 1}, group, b);
+  }
+}
+
+// No tail: the race lives in the body pass, and without the tail merge the body output does not depend on the
+// whole-tile meta (bug 0003), so this probe sees the races alone.
+geometry geo(const char* cfg, int tiles, int cus, int n_kv = 128, int n_tail = 0) {
+  geometry g;
+  g.config = tp::fattn::find_config(cfg);
+  g.n_q = tiles * configs[g.config].ncols;
+  g.n_kv = n_kv;
+  g.n_tail = n_tail;
+  g.cus = cus;
+  return g;
+}
+
+const std::string group_k00 = "np=1, >=2 combine iterations (k00 race)";
+const std::string group_tile = "np=1, >=2 tiles/block (inter-tile race)";
+const std::string group_np2 = "np>1 (barrier fires) - control";
+const std::string group_one = "np=1, 1 iteration (Q stride = combine stride) - control";
+const std::string group_fix = "real weights (fixture)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tp::probe;
+  app probe(probe_name, "process_tile reuses tile_Q for the k00 combine; the end-of-iteration barrier fires only "
+                        "for np > 1 and there is no barrier between tiles of one stream-k block");
+  probe.family("fattn").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
+      .must_catch({source_kind::adversarial}).default_fuzz(8, 1);
+
+  probe.source(source_kind::adversarial, [](case_list& out) {
+    // one tile: whole (1 block) and split over the uniform stream-k fixup (iter_k blocks)
+    for (const char* cfg : {"rdna-d256-ncols64", "rdna-d512-ncols64", "rdna-d256-ncols128"})
+      for (int cus : {1, 96}) add_all_policies(out, geo(cfg, 1, cus), group_k00);
+    // two whole tiles per block (no fixup), and 5 tiles over 2 blocks (general fixup: whole tiles, then an is_fixup
+    // segment): the next tile's P0 Q load (row stride DKQ+8) lands on combine rows (stride 2*nbatch_combine+8) that
+    // other warps read back in the last iteration, which ends without a barrier when np == 1.
+    for (const char* cfg : {"rdna-d256-ncols64", "rdna-d512-ncols64"}) {
+      add_all_policies(out, geo(cfg, 4, 2), group_tile);
+      add_all_policies(out, geo(cfg, 5, 2), group_tile);
+    }
+  });
+  probe.source(source_kind::control, [](case_list& out) {
+    for (const char* cfg : {"rdna-d256-ncols32", "rdna-d256-ncols64-retuned"}) add_all_policies(out, geo(cfg, 5, 2), group_np2);
+    // One combine iteration (nbatch_combine = DKQ/2) makes the combine row stride equal the Q row stride, and P0's
+    // warp w writes exactly the rows warp w read back: no other warp's bytes, so no race even with several tiles per
+    // block (our answer to spec 11 Q3 for DKQ == DV; DKQ != DV would differ).
+    for (const char* cfg : {"rdna-d128-ncols64", "ampere-d256-ncols64"}) {
+      add_all_policies(out, geo(cfg, 4, 2), group_one);
+      add_all_policies(out, geo(cfg, 5, 2), group_one);
+    }
+  });
+  probe.source(source_kind::fixture, [](case_list& out) {
+    // face-api conv filters as Q/K/V (head dim 256), Q gain 16 for a peaked softmax
+    for (const char* cfg : {"rdna-d256-ncols64", "rdna-d256-ncols128"}) {
+      geometry g = geo(cfg, 4, 2, 256);
+      g.data = "fixture";
+      g.q_gain = 16;
+      add(out, {g, policy::adversarial, 0}, group_fix);
+      add(out, {g, policy::random, 7}, group_fix);
+    }
+  });
+  probe.fuzz([](std::uint64_t seed, case_list& out) {
+    rng r(seed);
+    race_case c;
+    c.g.config = int(r.below(tp::fattn::n_configs));
+    c.g.n_q = int(r.range(1, 4) * configs[c.g.config].ncols - r.below(3) * 7);  // ragged last tile sometimes
+    c.g.n_kv = int(r.range(1, 2)) * 128;
+    c.g.n_tail = 0;
+    c.g.cus = int(r.range(1, 4));
+    c.g.data_seed = r.next() & 0xffff;
+    c.sched = all_policies[r.below(4)];
+    c.sched_seed = r.next() & 0xffff;
+    out.push_back({.id = geometry_id(probe_name, c.g)("sched", tp::cpu::to_string(c.sched))("sseed", c.sched_seed)
+                             .seed(seed)
+                             .str(),
+                   .seed = seed,
+                   .payload = c});
+  });
+
+  probe.runner([&probe](const case_def& cd, const variant& v) {
+    const race_case& c = cd.as<race_case>();
+    const auto data = data_for(c.g);
+    const auto& ops = v.ops_as<tp::fattn::ops>();
+    const bool cpu = probe.opts().backend == "cpu";
+    if (cpu) {
+      tp::cpu::run_options ro;
+      ro.sched = c.sched;
+      ro.seed = c.sched_seed;
+      ro.hazards = true;
+      tp::cpu::set_run_options(ro);
+      (void)tp::cpu::take_hazard_report();
+    }
+    const tp::fattn::device_model dev{c.g.cus, c.g.occupancy, true};
+    const auto r = ops.run(c.g.config, data->problem(c.g), dev, tp::fattn::run_options{.with_tail_merge = c.g.n_tail > 0});
+    const auto rc = check_rows(r.out, *data, dv(c.g));
+    outcome o;
+    if (cpu) {
+      const auto hz = tp::cpu::take_hazard_report();
+      o.hazards.raw = hz.raw;
+      o.hazards.war = hz.war;
+      o.hazards.waw = hz.waw;
+      for (const auto& h : hz.first)
+        if (o.hazards.first.size() < 4) o.hazards.first.push_back(tp::cpu::describe(h));
+    }
+    o.pass = rc.wrong.empty() && o.hazards.total() == 0;
+    o.metric_max("max_abs_err", rc.max_err).metric_max("err_over_bound", rc.max_err / data->bound);
+    o.metric_sum("wrong_rows", double(rc.wrong.size())).metric_sum("hazards", double(o.hazards.total()));
+    const auto& k = configs[c.g.config];
+    int whole = 0, multi = 0;
+    for (int n : r.tile_blocks) whole += n == 1;
+    for (int b = 0; b < r.plan.blocks; ++b) {
+      const long long s = (long long)b * r.plan.units / r.plan.blocks, e = (long long)(b + 1) * r.plan.units / r.plan.blocks;
+      if (e > s && (e - 1) / r.plan.iter_k > s / r.plan.iter_k) ++multi;
+    }
+    if (k.np() == 1 && k.combine_iters() > 1) o.count("np1.multi_iteration_segments", r.plan.blocks);
+    o.count("tiles.whole", whole).count("tiles.split", r.tile_blocks.size() - whole).count("blocks.multi_tile", multi);
+    o.note("plan: " + std::to_string(r.plan.ntiles) + " tiles x " + std::to_string(r.plan.iter_k) + " KV batches on " +
+           std::to_string(r.plan.blocks) + " blocks, fixup " + tp::fattn::to_string(r.plan.fixup) + ", np " +
+           std::to_string(k.np()) + ", combine iterations " + std::to_string(k.combine_iters()) + ", blocks with >=2 tiles " +
+           std::to_string(multi));
+    char line[256];
+    std::snprintf(line, sizeof line, "wrong rows %zu of %zu (bound %.3g, max err %.3g = %.3g x bound), hazards %llu",
+                  rc.wrong.size(), data->ref.size() / dv(c.g), data->bound, rc.max_err, rc.max_err / data->bound,
+                  (unsigned long long)o.hazards.total());
+    o.note(line);
+    if (!rc.wrong.empty()) o.note("first wrong row " + std::to_string(*rc.wrong.begin()));
+    return o;
+  });
+  probe.shrinker([](const case_def& cd) {
+    const race_case& c = cd.as<race_case>();
+    case_list out;
+    for (const geometry& g : shrink_geometry(c.g)) {
+      race_case s = c;
+      s.g = g;
+      out.push_back({.id = case_id(s), .source = cd.source, .group = cd.group, .payload = s});
+    }
+    return out;
+  });
+  if (int rc = fa_probe::maybe_ladder(argc, argv, probe_name, "adversarial", 0); rc >= 0) return rc;
+  return probe.main(argc, argv);
+}
