@@ -77,6 +77,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
     rec.cases.clear();
     rec.failures.clear();
     rec.counterexamples.clear();
+    rec.notes.clear();
     rec.broken.clear();
     for (auto& v : rec.variants) {
       probe::variant_summary fresh;
@@ -125,6 +126,8 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
         if (it != new_index.end()) rec.failures.push_back({it->second, f.variant_index, f.result});
       }
       for (const auto& ce : lr->record.counterexamples) rec.counterexamples.push_back(ce);
+      for (const auto& note : lr->record.notes)
+        if (std::find(rec.notes.begin(), rec.notes.end(), note) == rec.notes.end()) rec.notes.push_back(note);
     }
     if (hosts.size() > 1) {
       std::string all;

@@ -87,6 +87,7 @@ struct app::impl {
   runner_fn runner;
   batch_runner_fn batch_runner;
   shrink_fn shrinker;
+  notes_fn notes;
   variant_provider provider;
   backend_hooks hooks;
   bool provider_set = false, hooks_set = false;
@@ -147,6 +148,7 @@ app& app::input(input_fn fn) { impl_->input = std::move(fn); return *this; }
 app& app::runner(runner_fn fn) { impl_->runner = std::move(fn); return *this; }
 app& app::batch_runner(batch_runner_fn fn) { impl_->batch_runner = std::move(fn); return *this; }
 app& app::shrinker(shrink_fn fn) { impl_->shrinker = std::move(fn); return *this; }
+app& app::notes(notes_fn fn) { impl_->notes = std::move(fn); return *this; }
 CLI::App& app::cli() { return impl_->cli; }
 const options& app::opts() const { return impl_->opt; }
 app& app::use_variant_provider(variant_provider p) {
@@ -509,6 +511,8 @@ int app::impl::run(int argc, char** argv) {
       bar.update(selected[v].name, v * cases.size() + start + n, total_runs);
     }
   }
+
+  if (notes) rec.notes = notes();
 
   // Shrink the first failure of each variant, and show the shrunk case on a fixed variant beside it.
   const variant* reference = nullptr;

@@ -122,6 +122,11 @@ class app {
   using shrink_fn = std::function<case_list(const case_def& c)>;
   app& shrinker(shrink_fn fn);
 
+  // Lines summarising the whole run that no single case shows (e.g. "ubatch threshold: 512"), gathered by the
+  // probe's runner in its own state; called once after every case ran (before shrinking), shown in every report.
+  using notes_fn = std::function<std::vector<std::string>()>;
+  app& notes(notes_fn fn);
+
   // The CLI11 app, for probe-specific options (add before main()).
   CLI::App& cli();
   const options& opts() const;

@@ -142,6 +142,11 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
     o += '\n';
   }
 
+  if (!r.notes.empty()) {
+    o += "\nnotes\n";
+    for (const auto& n : r.notes) o += "  " + n + '\n';
+  }
+
   o += "\nmetrics\n";
   for (const auto& v : r.variants) o += fmt::format("  {}: {}\n", v.name, metrics_line(v.metrics));
 
@@ -257,6 +262,10 @@ std::string markdown_section(const run_record& r, int level) {
       o += fmt::format(" {}{}/{}{} |", cell.passed == cell.total ? "" : "**", cell.passed, cell.total,
                        cell.passed == cell.total ? "" : "**");
     o += '\n';
+  }
+  if (!r.notes.empty()) {
+    o += '\n';
+    for (const auto& n : r.notes) o += "- " + md_escape(n) + '\n';
   }
   o += "\n| metric |";
   for (const auto& v : r.variants) o += fmt::format(" {} |", md_escape(v.name));
@@ -537,6 +546,7 @@ json to_json(const run_record& r, bool bench) {
   j["filtered"] = r.filtered;
   j["unsharded_cases"] = r.unsharded_cases;
   j["command"] = r.command;
+  j["notes"] = r.notes;
   j["environment"] = json::array();
   for (const auto& [k, v] : r.environment) j["environment"].push_back({{"key", k}, {"value", v}});
   j["variants"] = json::array();
@@ -619,6 +629,7 @@ run_record from_json(const json& j) {
   r.filtered = get<bool>(j, "filtered", w);
   r.unsharded_cases = get<std::uint64_t>(j, "unsharded_cases", w);
   r.command = get<std::string>(j, "command", w);
+  r.notes = get<std::vector<std::string>>(j, "notes", w);
   for (const auto& e : at(j, "environment", w))
     r.environment.emplace_back(get<std::string>(e, "key", w), get<std::string>(e, "value", w));
   std::map<std::string, std::size_t> variant_index;

@@ -65,6 +65,7 @@ struct run_record {
   std::vector<case_row> cases;
   std::vector<kept_failure> failures;
   std::vector<counterexample> counterexamples;
+  std::vector<std::string> notes;        // from the probe's notes() callback
   std::vector<std::pair<std::string, std::string>> environment;
   std::string command;                   // the command line, for reproducing
   std::vector<std::string> broken;       // filled by evaluate()

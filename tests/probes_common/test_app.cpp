@@ -201,6 +201,14 @@ TEST_CASE("Coverage counters are summed per variant over the run", "[app]") {
   CHECK(variant_json(r.report, "upstream").at("metrics").at("wrong").at("value") == 5);
 }
 
+TEST_CASE("Probe notes reach every report", "[app]") {
+  const auto r = toy::run({});
+  REQUIRE(r.report.at("notes").size() == 1);
+  CHECK(r.report.at("notes")[0] == "toy note: lists are summed");
+  const auto text = toy::run({"--report", "text"}, {}, false);
+  CHECK(text.out.find("notes\n  toy note: lists are summed") != std::string::npos);
+}
+
 TEST_CASE("--bench reports cases per second measured in the run", "[app]") {
   const auto r = toy::run({"--bench", "--fuzz", "200"});
   REQUIRE(r.code == 0);

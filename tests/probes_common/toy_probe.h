@@ -128,6 +128,7 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
   } else {
     a.runner(one);
   }
+  a.notes([] { return std::vector<std::string>{"toy note: lists are summed"}; });
   a.shrinker([](const case_def& c) {
     const list& l = c.as<list>();
     case_list smaller;
