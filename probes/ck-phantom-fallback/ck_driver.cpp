@@ -152,11 +152,12 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
       const auto [res, idx] = run.where[n];
       const auto& r = run.results[res];
       const tile& t = *tiles[n];
-      const auto e = evaluate(t, r, idx);
+      const auto want = oracle(t);
+      const auto e = evaluate(t, want, r, idx);
       probe::outcome& o = out[tile_case_index[n]];
       o = probe::outcome{};
       o.pass = cfg->judge(t, e, o);
-      describe(o, t, e, oracle(t), r, idx);
+      describe(o, t, e, want, r, idx);
       count_coverage(o, t, e);
       if (nonzero_groups(t).size() <= 2) group_lines(o, t, r, idx, 2);
     }

@@ -242,9 +242,8 @@ std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t) {
   return out;
 }
 
-tile_eval evaluate(const tile& t, const api::tile_results& r, std::size_t index) {
+tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index) {
   tile_eval e;
-  const auto want = oracle(t);
   for (unsigned i = 0; i < 256; ++i) {
     const double got = api::is_integer(t.shape.type) ? double(r.d_int[index * 256 + i]) : double(r.d_float[index * 256 + i]);
     const double err = std::isnan(got) ? INFINITY : std::fabs(got - want.d[i]);
@@ -264,17 +263,23 @@ tile_eval evaluate(const tile& t, const api::tile_results& r, std::size_t index)
 }
 
 void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e) {
+  std::uint64_t by_count[5] = {}, single_at[4] = {}, by_class[12] = {};
   for (unsigned i = 0; i < 16; ++i)
     for (unsigned g = 0; g < t.shape.k / 4; ++g) {
       const unsigned m = survivor_mask(t, i, g);
       const int n = __builtin_popcount(m);
-      o.count(n > 2 ? "groups.survivors>2" : "groups.survivors=" + std::to_string(n));
-      if (n == 1) o.count("groups.single_at_" + std::to_string(__builtin_ctz(m)));
-      if (t.shape.type == api::dtype::pk_int4) {
-        const int cls = group_class(m);
-        o.count(std::string("pk4.class") + group_class_name(cls));
-      }
+      ++by_count[n];
+      if (n == 1) ++single_at[__builtin_ctz(m)];
+      ++by_class[group_class(m) + 1];
     }
+  for (int n = 0; n <= 2; ++n)
+    if (by_count[n]) o.count("groups.survivors=" + std::to_string(n), by_count[n]);
+  if (by_count[3] + by_count[4]) o.count("groups.survivors>2", by_count[3] + by_count[4]);
+  for (int p = 0; p < 4; ++p)
+    if (single_at[p]) o.count("groups.single_at_" + std::to_string(p), single_at[p]);
+  if (t.shape.type == api::dtype::pk_int4)
+    for (int c = -1; c <= 10; ++c)
+      if (by_class[c + 1]) o.count(std::string("pk4.class") + group_class_name(c), by_class[c + 1]);
   if (t.shape.frags_k() > 1) o.count("cases.fragsK>1");
   if (t.shape.type == api::dtype::pk_int4) o.count("pk4.fragments", t.shape.frags_k());
   o.count("ub.oob_survivor_writes", e.oob_survivor);

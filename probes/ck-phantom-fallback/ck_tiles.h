@@ -71,7 +71,7 @@ struct tile_eval {
   unsigned fields = 0, logical_fields = 0;      // per lane: emitted by the variant, read by the instruction
   bool d_ok() const { return wrong == 0; }
 };
-tile_eval evaluate(const tile& t, const api::tile_results& r, std::size_t index);
+tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index);
 
 // Group census of A into outcome coverage counters (survivors per group, singles at each position, FragsK > 1,
 // pk_int4 fragments, OOB writes).

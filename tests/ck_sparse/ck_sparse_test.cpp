@@ -82,11 +82,11 @@ TEST_CASE("The fixed pipeline reproduces the logical GEMM exactly for int8 and p
       const tile tl = random_tile(s, 0x1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
       const tile* one[] = {&tl};
       const auto run = run_tiles(variant("fixed"), one);
-      const auto e = evaluate(tl, run.results[0], 0);
+      const auto e = evaluate(tl, oracle(tl), run.results[0], 0);
       CHECK(e.wrong == 0);
       CHECK(e.max_abs_err == 0);
       // The same tile on upstream is wrong: the test can fail.
-      const auto bad = evaluate(tl, run_tiles(variant("upstream"), one).results[0], 0);
+      const auto bad = evaluate(tl, oracle(tl), run_tiles(variant("upstream"), one).results[0], 0);
       CHECK(bad.wrong > 0);
     }
 }
