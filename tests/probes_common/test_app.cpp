@@ -89,7 +89,7 @@ TEST_CASE("Bad usage and bad input exit 2 with one line and run nothing", "[app]
   std::filesystem::remove(bad_input);
 }
 
-TEST_CASE("--input runs only the tile given as data", "[app]") {
+TEST_CASE("An --input file runs only the tile given as data", "[app]") {
   const std::string path = toy::temp_path("input.txt");
   std::ofstream(path) << "7 3 1\n";
   const auto r = toy::run({"--input", path, "--expect", "fail", "--variant", "upstream"});
@@ -112,7 +112,7 @@ TEST_CASE("A backend that is not built or has no device exits 77", "[app]") {
   CHECK(toy::run({"--backend", "cuda"}, gpu).code == 0);
 }
 
-TEST_CASE("--case with a printed fuzz id reruns exactly that case, whatever --fuzz is", "[app]") {
+TEST_CASE("A printed fuzz id given to --case reruns exactly that case, whatever --fuzz is", "[app]") {
   const auto listed = toy::run({"--fuzz", "25", "--seed", "99", "--list-cases"}, {}, false);
   REQUIRE(listed.code == 0);
   const auto ids = lines_of(listed.out);
@@ -129,7 +129,7 @@ TEST_CASE("--case with a printed fuzz id reruns exactly that case, whatever --fu
   CHECK(rerun.report.at("filtered") == true);
 }
 
-TEST_CASE("--case takes globs and substrings and may be repeated", "[app]") {
+TEST_CASE("The --case filter takes globs and substrings and may be repeated", "[app]") {
   const auto r = toy::run({"--case", "*src=iota*", "--case", "v=1.2.3,", "--list-cases"}, {}, false);
   REQUIRE(r.code == 0);
   const auto ids = lines_of(r.out);
@@ -159,7 +159,7 @@ TEST_CASE("A runner exception fails the case and carries its message", "[app]") 
   CHECK(r.report.at("failures")[0].at("outcome").at("error") == "divergent barrier at toy.cu:12");
 }
 
-TEST_CASE("--variant all selects every variant registered on the backend", "[app]") {
+TEST_CASE("The variant list `all` selects every variant registered on the backend", "[app]") {
   const auto r = toy::run({"--variant", "all", "--list-cases"}, {}, false);
   REQUIRE(r.code == 0);
   const auto j = toy::run({"--variant", "all"});
@@ -209,7 +209,7 @@ TEST_CASE("Probe notes reach every report", "[app]") {
   CHECK(text.out.find("notes\n  toy note: lists are summed") != std::string::npos);
 }
 
-TEST_CASE("--bench reports cases per second measured in the run", "[app]") {
+TEST_CASE("The --bench flag reports cases per second measured in the run", "[app]") {
   const auto r = toy::run({"--bench", "--fuzz", "200"});
   REQUIRE(r.code == 0);
   CHECK(variant_json(r.report, "fixed").contains("cases_per_second"));
@@ -232,7 +232,7 @@ TEST_CASE("A batch runner sees batches no larger than batch_size", "[app]") {
   CHECK(std::count(sizes.begin(), sizes.end(), 4u) == 8);
 }
 
-TEST_CASE("--out with several formats writes one file per format and prints the text report", "[app]") {
+TEST_CASE("The --out stem with several formats writes one file per format and prints the text report", "[app]") {
   const std::string stem = toy::temp_path("stem");
   const auto r = toy::run({"--report", "text,json", "--report", "md,junit", "--out", stem}, {}, false);
   REQUIRE(r.code == 0);
