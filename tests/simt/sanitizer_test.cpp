@@ -26,11 +26,11 @@ int exit_code_of(const char* tool, const char* path) {
 }
 }  // namespace
 
-TEST_CASE("--sanitize without compute-sanitizer on PATH exits 2") {
+TEST_CASE("A sanitize request without compute-sanitizer on PATH exits 2") {
   CHECK(exit_code_of("racecheck", "/nonexistent-dir") == 2);
 }
 
-TEST_CASE("--sanitize with an unknown tool exits 2") { CHECK(exit_code_of("speedcheck", "/nonexistent-dir") == 2); }
+TEST_CASE("A sanitize request with an unknown tool exits 2") { CHECK(exit_code_of("speedcheck", "/nonexistent-dir") == 2); }
 
 TEST_CASE("Under the sanitizer already, the helper returns and the probe runs") {
   setenv("TP_UNDER_SANITIZER", "racecheck", 1);
