@@ -2,7 +2,7 @@
 // logical order (element 0 = high nibble) while SWMMAC iu4 reads raw nibbles, low first. Survivor s must go to field
 // 2i+(1-s) with position j^1. The buggy variant is fixed-minus-0003 (upstream never reaches this code: bug 2 comes
 // first). The fix is patches/ck_sparse/0003. See README.md.
-#include "probes/ck-phantom-fallback/ck_driver.h"
+#include "probes/ck_support/ck_driver.h"
 
 using namespace tp::ck_probe;
 using tp::probe::source_kind;

@@ -2,7 +2,7 @@
 // survivor if either nibble is nonzero, a 4-byte window (two real 4-groups) can hold up to four survivors and the
 // scan writes past nonzero_elems[1] (UB), only CompressedSize of the 2*CompressedSize idx fields exist, and the
 // pipeline slices 8-bit idx pieces per fragment. The fix is patches/ck_sparse/0002. See README.md.
-#include "probes/ck-phantom-fallback/ck_driver.h"
+#include "probes/ck_support/ck_driver.h"
 
 using namespace tp::ck_probe;
 using tp::probe::source_kind;

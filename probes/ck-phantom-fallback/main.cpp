@@ -1,7 +1,7 @@
 // ck-phantom-fallback: compress_a_impl seeds unused survivor slots from input slots 2 and 3 while their idx field
 // defaults to position 2, so a 4-group whose only nonzero sits at position 3 also multiplies a3 by B[4g+2].
 // Scalar types only (int8, fp8 E4M3, fp16); the fix is patches/ck_sparse/0001. See README.md.
-#include "probes/ck-phantom-fallback/ck_driver.h"
+#include "probes/ck_support/ck_driver.h"
 #include "reference/codecs.h"
 
 using namespace tp::ck_probe;

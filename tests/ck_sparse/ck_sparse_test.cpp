@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernels/ck_sparse/api.h"
-#include "probes/ck-phantom-fallback/ck_tiles.h"
+#include "probes/ck_support/ck_tiles.h"
 #include "simt/registry.h"
 
 #define TP_VARIANT_NS ck_sparse_unit

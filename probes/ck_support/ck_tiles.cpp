@@ -1,4 +1,4 @@
-#include "probes/ck-phantom-fallback/ck_tiles.h"
+#include "probes/ck_support/ck_tiles.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "probes/ck-phantom-fallback/ck_driver.h"
+#include "probes/ck_support/ck_driver.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/ck-phantom-fallback/ck_tiles.h"
+#include "probes/ck_support/ck_tiles.h"
 
 namespace tp::ck_probe {
 
