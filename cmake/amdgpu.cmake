@@ -2,13 +2,20 @@
 #
 #   tp_add_amdgpu_device(NAME <family> SOURCE amdgpu_instances.cu ARCHS gfx1201 gfx1100 gfx942
 #                        [VARIANTS upstream fixed ...]            # default: the source folder as it is (upstream)
-#                        EXPECT_gfx1201 "regex;regex" EXPECT_gfx1100 "..." ...)
+#                        EXPECT_gfx1201 "regex;regex" EXPECT_gfx1100 "..." ...
+#                        [REJECT_gfx942 "regex;..."])              # patterns that must NOT appear on that arch
 #
 # Per variant and arch: clang -x hip --offload-arch=<arch> --cuda-device-only --no-gpu-bundle-output -nogpuinc
 # -nogpulib -O3 -DTP_DEVICE_ONLY -> <family>.<variant>.<arch>.hsaco, llvm-objdump -d -> .s, and one ctest case per
-# expected regex ("amdgpu <family> <variant> <arch> emits <regex>"). Variants other than upstream compile from the
-# trees tp_add_kernel_family generated, so call that first. One more command compiles all ARCHS in a single clang
-# invocation (one code object per arch): that must succeed too. Everything is built by target tp_amdgpu_<family> (ALL).
+# expected regex ("amdgpu <family> <variant> <arch> emits <regex>") and per rejected one ("... does not emit ...").
+# Variants other than upstream compile from the trees tp_add_kernel_family generated, so call that first.
+# All ARCHS in a single clang invocation (one code object per arch) must compile too: it is a build step of the
+# family's target and a ctest case ("amdgpu <family> <variant> compiles for <archs> in one invocation"), because that
+# is where arch-specific builtins leak into another arch's pass. Everything is built by target tp_amdgpu_<family>
+# (ALL).
+#
+# EXPECT_<arch> / REJECT_<arch> are keywords for every arch (gfx1201, gfx1100, gfx942 and any gfx* word of that form in
+# the call), so their values never end up in ARCHS; an ARCHS entry that is not a gfx name is a configure error.
 #
 # Only when TP_WITH_AMDGPU is on and clang-19 is found; otherwise configure says so and no test pretends to pass.
 
@@ -34,26 +41,36 @@ else()
 endif()
 
 function(tp_add_amdgpu_device)
-  # Every EXPECT_<arch> word in the call is a multi-value keyword of its own.
-  set(expect_keywords "")
-  foreach(a ${ARGN})
-    if(a MATCHES "^EXPECT_")
-      list(APPEND expect_keywords ${a})
+  set(check_keywords "")
+  foreach(a gfx1201 gfx1100 gfx942 ${ARGN})
+    if(a MATCHES "^gfx[0-9a-f]+$")
+      list(APPEND check_keywords EXPECT_${a} REJECT_${a})
+    elseif(a MATCHES "^(EXPECT|REJECT)_gfx[0-9a-f]+$")
+      list(APPEND check_keywords ${a})
     endif()
   endforeach()
-  cmake_parse_arguments(ARG "" "NAME;SOURCE" "ARCHS;VARIANTS;${expect_keywords}" ${ARGN})
-  if(NOT TP_AMDGPU_ENABLED)
-    return()
+  list(REMOVE_DUPLICATES check_keywords)
+  cmake_parse_arguments(ARG "" "NAME;SOURCE" "ARCHS;VARIANTS;${check_keywords}" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tp_add_amdgpu_device(${ARG_NAME}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT ARG_NAME OR NOT ARG_SOURCE OR NOT ARG_ARCHS)
     message(FATAL_ERROR "tp_add_amdgpu_device: NAME, SOURCE and ARCHS are required")
   endif()
-  foreach(k ${expect_keywords})
-    string(REGEX REPLACE "^EXPECT_" "" arch ${k})
-    if(NOT arch IN_LIST ARG_ARCHS)
+  foreach(arch ${ARG_ARCHS})
+    if(NOT arch MATCHES "^gfx[0-9a-f]+$")
+      message(FATAL_ERROR "tp_add_amdgpu_device(${ARG_NAME}): ARCHS entry '${arch}' is not a gfx arch name")
+    endif()
+  endforeach()
+  foreach(k ${check_keywords})
+    string(REGEX REPLACE "^(EXPECT|REJECT)_" "" arch ${k})
+    if(DEFINED ARG_${k} AND NOT arch IN_LIST ARG_ARCHS)
       message(FATAL_ERROR "tp_add_amdgpu_device(${ARG_NAME}): ${k} names an arch not in ARCHS (${ARG_ARCHS})")
     endif()
   endforeach()
+  if(NOT TP_AMDGPU_ENABLED)
+    return()
+  endif()
   if(NOT ARG_VARIANTS)
     set(ARG_VARIANTS upstream)
   endif()
@@ -95,6 +112,13 @@ function(tp_add_amdgpu_device)
                  COMMAND ${CMAKE_COMMAND} -DASM=${base}.s -DREGEX=${re} -P ${TP_AMDGPU_CHECK_SCRIPT})
         set_tests_properties("amdgpu ${ARG_NAME} ${v} ${arch} emits ${re}" PROPERTIES LABELS "isa")
       endforeach()
+      # check_isa.cmake fails with "no line of <asm> matches <re>" when the pattern is absent; any other failure (no
+      # disassembly yet) prints something else, so it fails this case too. (CMake wraps that message: match its head.)
+      foreach(re ${ARG_REJECT_${arch}})
+        set(t "amdgpu ${ARG_NAME} ${v} ${arch} does not emit ${re}")
+        add_test(NAME "${t}" COMMAND ${CMAKE_COMMAND} -DASM=${base}.s -DREGEX=${re} -P ${TP_AMDGPU_CHECK_SCRIPT})
+        set_tests_properties("${t}" PROPERTIES LABELS "isa" PASS_REGULAR_EXPRESSION "no line of")
+      endforeach()
     endforeach()
     # All archs in one invocation: the multi-target path clang users take must compile as well. Without
     # clang-offload-bundler-19 (not in Debian's clang-19) clang writes one code object per arch instead of a bundle.
@@ -115,6 +139,17 @@ function(tp_add_amdgpu_device)
       COMMENT "amdgpu ${ARG_NAME}/${v} ${ARG_ARCHS} in one invocation"
       VERBATIM)
     list(APPEND outputs ${multi})
+    list(LENGTH ARG_ARCHS n_archs)
+    if(n_archs GREATER 1)
+      set(test_dir ${out_dir}/${ARG_NAME}.${v}.multi-test)
+      file(MAKE_DIRECTORY ${test_dir})
+      string(REPLACE ";" "," arch_names "${ARG_ARCHS}")
+      set(t "amdgpu ${ARG_NAME} ${v} compiles for ${arch_names} in one invocation")
+      add_test(NAME "${t}"
+               COMMAND ${TP_CLANG_AMDGPU_REAL} ${common_flags} --no-gpu-bundle-output ${arch_flags} ${incs} ${defs} ${src}
+               WORKING_DIRECTORY ${test_dir})
+      set_tests_properties("${t}" PROPERTIES LABELS "isa")
+    endif()
   endforeach()
   add_custom_target(tp_amdgpu_${ARG_NAME} ALL DEPENDS ${outputs})
   if(TARGET tp_family_${ARG_NAME})
