@@ -372,10 +372,11 @@ int app::impl::run(int argc, char** argv) {
   const auto admit = [&](case_list&& batch, std::optional<source_kind> kind, std::optional<std::uint64_t> fuzz_seed,
                          case_list& into) {
     for (auto& c : batch) {
-      if (kind) c.source = *kind;
       if (c.id.empty()) throw std::logic_error("a case without an id");
+      // The case's own kind wins over its source's: overriding it silently turned declared controls into adversarial
+      // cases, and a buggy variant failing them went unreported.
+      if (!c.source.given()) c.source = kind ? *kind : source_kind::fuzz;
       if (fuzz_seed) {
-        c.source = source_kind::fuzz;
         if (!c.seed) c.seed = fuzz_seed;
         if (id_seed(c.id) != c.seed)
           throw std::logic_error("fuzz case " + c.id + " does not carry its seed in the id (use case_name::seed)");

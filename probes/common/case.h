@@ -31,6 +31,23 @@ inline constexpr source_kind all_source_kinds[] = {source_kind::fixture, source_
 std::string_view to_string(source_kind k);
 std::optional<source_kind> parse_source_kind(std::string_view s);
 
+// A case's source kind, remembering whether the probe set it. A source registered with app::source(kind, fn) (or the
+// fuzz generator, or --input) supplies the kind of every case that leaves this unset; a case that names its own kind
+// keeps it, so an adversarial sweep can declare some of its points `control` (they then must pass on buggy variants).
+// Converts to source_kind, so comparisons and to_string work as on the enum.
+class case_source {
+ public:
+  constexpr case_source() = default;
+  constexpr case_source(source_kind k) : kind_(k), given_(true) {}  // NOLINT: implicit on purpose
+  constexpr operator source_kind() const { return kind_; }
+  constexpr source_kind kind() const { return kind_; }
+  constexpr bool given() const { return given_; }
+
+ private:
+  source_kind kind_ = source_kind::fixture;
+  bool given_ = false;
+};
+
 // What a case must do on a variant with the `buggy` role (fixed variants must always pass).
 //   any:  no per-case demand; the case counts towards its source kind's must_catch rule.
 //   pass: must pass on buggy variants too (set automatically for control cases).
@@ -75,7 +92,7 @@ struct case_def {
   // Every member has a default initialiser so designated initialisers ({.id = ..., .payload = ...}) compile
   // without -Wmissing-field-initializers noise on g++ 12.
   std::string id{};
-  source_kind source = source_kind::fixture;
+  case_source source{};               // unset: the kind of the source that added the case
   std::string group{};                // row of the fail->pass table; empty: the source kind's name
   std::vector<std::string> tags{};    // free-form labels, shown in JSON
   std::optional<std::uint64_t> seed{};  // every fuzz case has one (its id carries seed= as well)

@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "run_helper.h"
@@ -249,4 +250,36 @@ TEST_CASE("A fixture-less probe breaks fail-pass in an unfiltered run", "[app]")
   const auto r = toy::run({}, cfg);
   CHECK(r.code == 1);
   CHECK(r.report.at("verdict").at("broken")[0].get<std::string>().find("no fixture case ran") == 0);
+}
+
+TEST_CASE("A case a source function declares control stays control and must pass on the buggy variant", "[app]") {
+  toy::config clean;
+  clean.control_in_adversarial = true;
+  const auto ok = toy::run({}, clean);
+  INFO(ok.err);
+  REQUIRE(ok.code == 0);
+  const auto& cases = ok.report.at("cases");
+  const auto it = std::find_if(cases.begin(), cases.end(), [](const json& c) {
+    return c.at("id").get<std::string>().find("sweep-clean-point") != std::string::npos;
+  });
+  REQUIRE(it != cases.end());
+  CHECK(it->at("source") == "control");
+  CHECK(it->at("group") == "sweep (control)");
+
+  // The reported bug: an adversarial source's control case failing on upstream was counted as an adversarial catch.
+  toy::config dirty = clean;
+  dirty.control_fails_upstream = true;
+  const auto bad = toy::run({}, dirty);
+  REQUIRE(bad.code == 1);
+  const auto broken = bad.report.at("verdict").at("broken");
+  REQUIRE(broken.size() == 1);
+  CHECK(broken[0].get<std::string>().find("buggy variant upstream failed 1 of 2 control case(s)") == 0);
+}
+
+TEST_CASE("A case without a source kind of its own takes the kind of the source that added it", "[app]") {
+  const auto r = toy::run({});
+  REQUIRE(r.code == 0);
+  std::map<std::string, int> per_kind;
+  for (const auto& c : r.report.at("cases")) ++per_kind[c.at("source").get<std::string>()];
+  CHECK(per_kind == std::map<std::string, int>{{"adversarial", 6}, {"control", 1}, {"fixture", 2}, {"fuzz", 10}});
 }

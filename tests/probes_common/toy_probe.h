@@ -47,6 +47,9 @@ struct config {
   std::vector<std::size_t>* batch_sizes_seen = nullptr;
   bool with_fixture = true;
   bool gpu_available = false;      // what the backend hook says about cuda
+  // The adversarial source also declares one of its cases `control` (as a sweep with clean points does); with
+  // control_fails_upstream that case holds a 3, so upstream fails a control case.
+  bool control_in_adversarial = false, control_fails_upstream = false;
 };
 
 inline void build(tp::probe::app& a, const config& cfg = {}) {
@@ -75,7 +78,13 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
       out.push_back(make({1, 2, 3}, "fixture"));
       out.push_back(make({4, 5}, "fixture"));
     });
-  a.source(source_kind::adversarial, [make](case_list& out) {
+  a.source(source_kind::adversarial, [make, cfg](case_list& out) {
+    if (cfg.control_in_adversarial) {
+      auto c = make(cfg.control_fails_upstream ? list{3, 7} : list{7, 8}, "sweep-clean-point");
+      c.source = source_kind::control;
+      c.group = "sweep (control)";
+      out.push_back(std::move(c));
+    }
     for (int n = 1; n <= 6; ++n) {
       list l(static_cast<std::size_t>(n));
       std::iota(l.begin(), l.end(), 1);
