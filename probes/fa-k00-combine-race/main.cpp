@@ -1,12 +1,16 @@
 // fa-k00-combine-race: process_tile's combine loop reuses tile_Q; upstream ends a k00 iteration with a barrier only
 // when np > 1, and the stream-k loop has no barrier between tiles. Every race-prone config runs under every
 // scheduling policy of the CPU emulator with the hazard detector on; controls (np > 1; one combine iteration with one
-// tile per block) must pass on upstream too. Bound derivation: fa_shared.h.
+// tile per block) must pass on upstream too. Bound derivation: probes/fa_support/fa_support.h.
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <string>
 
-#include "fa_shared.h"
+#include "probes/fa_support/fa_support.h"
 #include "simt/cpu/emulator.h"
+#include "simt/registry.h"
 
 namespace {
 using namespace fa_probe;

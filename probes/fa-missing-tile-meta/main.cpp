@@ -1,16 +1,20 @@
 // fa-missing-tile-meta: pre-fix, process_tile stores a whole tile's final (max, rowsum) into dst_final_meta only
 // when !is_kvarn_kv; the stream-k fixup never visits tiles done by one block, so those rows keep the memset's (0, 0)
 // and the KVarN tail merge drops their body. The sweep over ubatch (query rows) on a gfx1100-like device moves the
-// fixup from uniform (every tile split: clean) to general / none (whole tiles: wrong). Bound derivation: fa_shared.h.
+// fixup from uniform (every tile split: clean) to general / none (whole tiles: wrong). Bound derivation: probes/fa_support/fa_support.h.
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "../fa-k00-combine-race/fa_shared.h"
+#include "probes/fa_support/fa_support.h"
 #include "simt/cpu/emulator.h"
+#include "simt/registry.h"
 
 namespace {
 using namespace fa_probe;

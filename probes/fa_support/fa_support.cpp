@@ -1,0 +1,270 @@
+// Data, oracle, bound and ladder of the flash-attention probes (declarations and the bound's derivation: fa_support.h).
+#include "probes/fa_support/fa_support.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <span>
+#include <sstream>
+
+#include "fixture.h"
+#include "reference/attention.h"
+#include "reference/codecs.h"
+#include "reference/kvarn.h"
+#include "reference/metrics.h"
+#include "simt/cpu/emulator.h"
+#include "simt/registry.h"
+
+namespace fa_probe {
+
+float to_fp16_value(double x) { return tp::ref::fp16_to_float(tp::ref::double_to_fp16(x, true)); }
+
+namespace {
+
+// A standard normal from the probe framework's splitmix64 stream (Box-Muller), so data are the same everywhere.
+struct normal_source {
+  tp::probe::rng r;
+  explicit normal_source(std::uint64_t s) : r(s) {}
+  double next() {
+    double u1 = r.unit(), u2 = r.unit();
+    if (u1 < 1e-300) u1 = 1e-300;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+};
+
+// Fixture rows for head h, column window [0, D) (D128 takes the first 128 columns; D512 joins rows r and r+1).
+struct fixture_rows {
+  std::vector<float> vals;
+  std::size_t rows = 0, cols = 0;
+  float at(std::size_t row, std::size_t d, std::size_t D) const {
+    if (D <= cols) return vals[(row % rows) * cols + d];
+    const std::size_t r2 = (2 * row + d / cols) % rows;  // D512: two consecutive fixture rows make one
+    return vals[r2 * cols + d % cols];
+  }
+};
+const fixture_rows& fixture_tensor(const char* name) {
+  static std::map<std::string, fixture_rows> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  fixture_rows fr;
+  try {
+    const auto f = tp::fixtures::load(name);
+    const auto codes = f.fp16_codes();
+    fr.rows = f.rows();
+    fr.cols = f.cols();
+    fr.vals.resize(codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i) fr.vals[i] = tp::ref::fp16_to_float(codes[i]);
+  } catch (const tp::fixtures::fixture_error& e) {
+    throw tp::probe::usage_error(e.what());
+  }
+  return cache.emplace(name, std::move(fr)).first->second;
+}
+
+// KVarN-style body: per 128-token group and 128-wide head-dim slice, Hadamard along the head dim, Sinkhorn, b-bit
+// per-row quantisation. V is quantised per token (rows = tokens); K per channel (rows = head-dim channels), so K's
+// slice is rotated by hand along the head dim and quantised transposed without kvarn's own rotation.
+void kvarn_body(std::vector<float>& k, std::vector<float>& v, int n_head, int n_kv, int D, int Dv) {
+  constexpr int G = 128;
+  for (int h = 0; h < n_head; ++h)
+    for (int t0 = 0; t0 + G <= n_kv; t0 += G) {
+      for (int c0 = 0; c0 + G <= Dv; c0 += G) {
+        tp::ref::matrix<double> tile(G, G);
+        for (int t = 0; t < G; ++t)
+          for (int c = 0; c < G; ++c) tile(t, c) = v[((std::size_t)h * n_kv + t0 + t) * Dv + c0 + c];
+        const auto res = tp::ref::quantize_dequantize(tile.view(), tp::ref::kvarn_options{});
+        for (int t = 0; t < G; ++t)
+          for (int c = 0; c < G; ++c) v[((std::size_t)h * n_kv + t0 + t) * Dv + c0 + c] = to_fp16_value(res.tile(t, c));
+      }
+      for (int c0 = 0; c0 + G <= D; c0 += G) {
+        tp::ref::matrix<double> rot(G, G);  // [token][channel], rotated along channels
+        for (int t = 0; t < G; ++t) {
+          std::vector<double> row(G);
+          for (int c = 0; c < G; ++c) row[c] = k[((std::size_t)h * n_kv + t0 + t) * D + c0 + c];
+          tp::ref::walsh_hadamard(row);
+          for (int c = 0; c < G; ++c) rot(t, c) = row[c];
+        }
+        tp::ref::matrix<double> tr(G, G);  // [channel][token]: per-channel quantisation
+        for (int t = 0; t < G; ++t)
+          for (int c = 0; c < G; ++c) tr(c, t) = rot(t, c);
+        tp::ref::kvarn_options opt;
+        opt.rotate = false;
+        const auto res = tp::ref::quantize_dequantize(tr.view(), opt);
+        for (int t = 0; t < G; ++t) {
+          std::vector<double> row(G);
+          for (int c = 0; c < G; ++c) row[c] = res.tile(c, t);
+          tp::ref::walsh_hadamard(row);  // self-inverse: back to the original domain
+          for (int c = 0; c < G; ++c) k[((std::size_t)h * n_kv + t0 + t) * D + c0 + c] = to_fp16_value(row[c]);
+        }
+      }
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const prepared> prepare(const geometry& g) {
+  auto p = std::make_shared<prepared>();
+  const int D = dkq(g), Dv = dv(g);
+  const auto fill = [&](std::vector<float>& out, std::size_t rows_per_head, int width, int which) {
+    out.assign((std::size_t)g.n_head * rows_per_head * width, 0.0f);
+    if (g.data == "fixture") {
+      const char* names[] = {"fa-q", "fa-k", "fa-v", "fa-k", "fa-v"};
+      const fixture_rows& fr = fixture_tensor(names[which]);
+      // Heads and the tail take disjoint row windows where the fixture is long enough; longer KV repeats rows
+      // (the id's n_kv says how many were asked for).
+      const std::size_t offset = which >= 3 ? (std::size_t)g.n_kv : 0;
+      for (int h = 0; h < g.n_head; ++h)
+        for (std::size_t r = 0; r < rows_per_head; ++r)
+          for (int d = 0; d < width; ++d) {
+            const std::size_t src_row = (std::size_t)h * 97 + offset + r;  // 97: heads start at different rows
+            const double x = fr.at(src_row, d, width) * (which == 0 ? g.q_gain : 1.0);
+            out[((std::size_t)h * rows_per_head + r) * width + d] = to_fp16_value(x);
+          }
+    } else {
+      normal_source n(g.data_seed * 8 + which);
+      for (auto& x : out) x = to_fp16_value(n.next() * (which == 0 ? g.q_gain : 1.0));
+    }
+  };
+  fill(p->q, g.n_q, D, 0);
+  fill(p->kb, g.n_kv, D, 1);
+  fill(p->vb, g.n_kv, Dv, 2);
+  fill(p->kt, g.n_tail, D, 3);
+  fill(p->vt, g.n_tail, Dv, 4);
+  if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+
+  const double scale = double(float(1.0 / std::sqrt(double(D))));
+  p->ref.assign((std::size_t)g.n_head * g.n_q * Dv, 0.0);
+  for (int h = 0; h < g.n_head; ++h) {
+    auto mat = [&](const std::vector<float>& src, std::size_t rows, int width) {
+      tp::ref::matrix<double> m(rows, width);
+      for (std::size_t i = 0; i < rows * width; ++i) m.data[i] = src[(std::size_t)h * rows * width + i];
+      return m;
+    };
+    const auto Q = mat(p->q, g.n_q, D), K = mat(p->kb, g.n_kv, D), V = mat(p->vb, g.n_kv, Dv);
+    const auto KT = mat(p->kt, g.n_tail, D), VT = mat(p->vt, g.n_tail, Dv);
+    const auto r = tp::ref::attention_body_tail(Q.view(), K.view(), V.view(), KT.view(), VT.view(), scale);
+    std::copy(r.o.data.begin(), r.o.data.end(), p->ref.begin() + (std::ptrdiff_t)h * g.n_q * Dv);
+    for (int i = 0; i < g.n_q; ++i) {
+      auto S_of = [&](const tp::ref::matrix<double>& Km) {
+        for (std::size_t j = 0; j < Km.rows; ++j) {
+          double s = 0;
+          for (int d = 0; d < D; ++d) s += std::fabs(Q(i, d) * Km(j, d));
+          p->S = std::max(p->S, scale * s);
+        }
+      };
+      S_of(K);
+      S_of(KT);
+    }
+    for (double x : V.data) p->vmax = std::max(p->vmax, std::fabs(x));
+    for (double x : VT.data) p->vmax = std::max(p->vmax, std::fabs(x));
+  }
+  const double u = std::ldexp(1.0, -24);
+  auto gamma = [u](double n) { return n * u / (1 - n * u); };
+  const double n_terms = g.n_kv + g.n_tail + 2.0 * g.cus * g.occupancy + 8;
+  const double eps_p = gamma(D + 2) * p->S + (2 * p->S + 4) * u + 2 * u;
+  const double eps_w = gamma(n_terms) + (2 * p->S + 4) * u;
+  p->bound = p->vmax * (2 * (eps_p + gamma(n_terms)) + 2 * eps_w + 4 * u);
+  return p;
+}
+
+row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv) {
+  row_check rc;
+  const std::size_t rows = p.ref.size() / Dv;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto e = tp::ref::max_abs_err(std::span<const float>(out.data() + r * Dv, Dv),
+                                        std::span<const double>(p.ref.data() + r * Dv, Dv));
+    rc.max_err = std::max(rc.max_err, e.value);
+    if (!(e.value <= p.bound)) rc.wrong.insert((long long)r);
+  }
+  rc.rmse = tp::ref::rmse(std::span<const float>(out), std::span<const double>(p.ref));
+  return rc;
+}
+
+tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
+  tp::probe::case_name n(probe);
+  n("cfg", configs[g.config].name)("nq", g.n_q)("nkv", g.n_kv)("tail", g.n_tail)("heads", g.n_head)("cus", g.cus)(
+      "occ", g.occupancy)("data", g.data);
+  if (g.data == "random") n("dseed", g.data_seed);
+  if (g.q_gain != 1.0) n("qgain", g.q_gain);
+  if (!g.kvarn) n("kvarn", false);
+  return n;
+}
+
+std::vector<geometry> shrink_geometry(const geometry& g) {
+  std::vector<geometry> out;
+  const int ncols = configs[g.config].ncols, nb = configs[g.config].nbatch_fa;
+  auto push = [&](geometry s) { out.push_back(s); };
+  if (g.n_head > 1) { auto s = g; s.n_head = 1; push(s); s = g; s.n_head = g.n_head / 2; push(s); }
+  if (g.n_q > ncols) { auto s = g; s.n_q = std::max(ncols, (g.n_q / 2 + ncols - 1) / ncols * ncols); push(s); s = g; s.n_q -= ncols; push(s); }
+  const int kv_min = g.kvarn ? 128 : nb;
+  if (g.n_kv > kv_min) { auto s = g; s.n_kv = std::max(kv_min, g.n_kv / 2 / kv_min * kv_min); push(s); }
+  if (g.n_tail > 1) { auto s = g; s.n_tail = 1; push(s); }
+  if (g.cus > 1) { auto s = g; s.cus = g.cus / 2; push(s); s = g; s.cus -= 1; push(s); }
+  return out;
+}
+
+std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole) {
+  std::set<long long> rows;
+  const int ncols = configs[g.config].ncols, iter_j = (g.n_q + ncols - 1) / ncols;
+  for (std::size_t t = 0; t < tile_blocks.size(); ++t) {
+    if ((tile_blocks[t] == 1) != whole) continue;
+    const int h = int(t) / iter_j, jt = int(t) % iter_j;
+    for (int j = 0; j < ncols && jt * ncols + j < g.n_q; ++j) rows.insert((long long)h * g.n_q + jt * ncols + j);
+  }
+  return rows;
+}
+
+
+int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail) {
+  bool ladder = false;
+  std::string variants = "upstream,fixed";
+  int max_kv = 8192;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--ladder")) ladder = true;
+    else if (!std::strcmp(argv[i], "--variant") && i + 1 < argc) variants = argv[++i];
+    else if (!std::strcmp(argv[i], "--ladder-max-kv") && i + 1 < argc) max_kv = std::atoi(argv[++i]);
+  }
+  if (!ladder) return -1;
+  std::vector<std::pair<std::string, const tp::fattn::ops*>> vs;
+  std::stringstream ss(variants);
+  for (std::string name; std::getline(ss, name, ',');) {
+    const auto* o = tp::find_variant<tp::fattn::ops>("fattn", name, tp::backend::cpu);
+    if (!o) {
+      std::fprintf(stderr, "%s: --ladder: variant %s is not built\n", probe, name.c_str());
+      return 2;
+    }
+    vs.emplace_back(name, o);
+  }
+  tp::cpu::run_options ro;
+  ro.sched = std::string(sched) == "adversarial" ? tp::cpu::policy::adversarial : tp::cpu::policy::in_order;
+  tp::cpu::set_run_options(ro);
+  std::printf("%s accuracy ladder: RMSE vs fp64 (KVarN 6-bit body + %d f16 tail rows, one 64-column tile, one block, "
+              "%s schedule); upstream convention RMSE <= 1e-2\n", probe, n_tail, sched);
+  std::printf("%-6s %-6s", "D", "n_kv");
+  for (auto& v : vs) std::printf(" %14s", v.first.c_str());
+  std::printf("\n");
+  for (const char* cfg : {"rdna-d128-ncols64", "rdna-d256-ncols64", "rdna-d512-ncols64"})
+    for (int kv = 256; kv <= max_kv; kv *= 2) {
+      geometry g;
+      g.config = tp::fattn::find_config(cfg);
+      g.n_q = 64;
+      g.n_kv = kv;
+      g.n_tail = n_tail;
+      g.cus = 1;
+      const auto data = prepare(g);
+      std::printf("%-6d %-6d", dkq(g), kv);
+      for (auto& v : vs) {
+        const auto r = v.second->run(g.config, data->problem(g), tp::fattn::device_model{1, 1, true},
+                                     tp::fattn::run_options{.with_tail_merge = n_tail > 0});
+        std::printf(" %14.3e", tp::ref::rmse(std::span<const float>(r.out), std::span<const double>(data->ref)));
+        std::fflush(stdout);
+      }
+      std::printf("\n");
+    }
+  return 0;
+}
+
+}  // namespace fa_probe

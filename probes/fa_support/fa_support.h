@@ -1,0 +1,86 @@
+// What both flash-attention probes share: input data (seeded random or real-weight fixtures, KVarN-quantised body),
+// the fp64 oracle over body + tail, the derived fp32 error bound, row comparison, geometry shrinking and the accuracy
+// ladder. Linked by fa-k00-combine-race, fa-missing-tile-meta (and tests/fattn) as tp_fa_probe_support.
+//
+//
+// Error bound (per output element, fp32 kernel vs fp64 oracle), first order in u = 2^-24, γ(n) = n·u/(1 - n·u):
+//   scores    s = scale·q·k over DKQ terms: |δs| <= γ(DKQ+2)·S, S = max over (query, key) of scale·Σ|q_d·k_d|
+//   weights   p = exp(s - m): relative error <= |δs| + |s - m|·u + 2u <= ε_p = γ(DKQ+2)·S + (2S + 4)·u + 2u
+//             (m itself cancels: the same fp32 m' scales numerator and denominator; so do α and the fixup σ, up to
+//             one rounding per multiply, counted in the n below)
+//   sums      Σ p and Σ p·v over n = n_kv + n_tail + 2·(blocks of one tile) + 8 terms: γ(n) relative to Σ p·|v|
+//   O = A/L   |δO| <= (2·(ε_p + γ(n)) + u)·vmax
+//   tail merge weights w = l·e^(m - M): relative error ε_w = γ(n) + (2S + 4)·u, |δO| <= 2·ε_w·vmax more
+// bound = vmax·(2·(ε_p + γ(n)) + 2·ε_w + 4u), vmax = max |v| over body and tail. Nothing here is fitted to the
+// kernel's observed error; the probe prints error/bound so a reader can see the margin (observed ~1e-3 of it).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/fattn/api.h"
+#include "probes/common/probe.h"
+
+namespace fa_probe {
+
+using tp::fattn::configs;
+
+// One geometry + data recipe; every field appears in the case id, so the id alone rebuilds the case.
+struct geometry {
+  int config = 0;
+  int n_q = 64, n_kv = 128, n_tail = 16, n_head = 1;  // n_tail 0: body only, no tail merge
+  int cus = 96, occupancy = 1;         // device_model: max resident blocks = cus·occupancy
+  std::string data = "random";         // random | fixture
+  std::uint64_t data_seed = 1;
+  double q_gain = 1.0;                 // fixture Q is small; a larger gain makes the softmax peaked (said in the id)
+  bool kvarn = true;                   // quantise the body KVarN-style (reference/kvarn.h)
+};
+
+inline int dkq(const geometry& g) { return configs[g.config].DKQ; }
+inline int dv(const geometry& g) { return configs[g.config].DV; }
+
+struct prepared {
+  std::vector<float> q, kb, vb, kt, vt;
+  std::vector<double> ref;  // [rows][DV]
+  double bound = 0, S = 0, vmax = 0;
+  tp::fattn::problem problem(const geometry& g) const {
+    tp::fattn::problem p;
+    p.n_q = g.n_q; p.n_kv = g.n_kv; p.n_tail = g.n_tail; p.n_head = g.n_head;
+    p.scale = float(1.0 / std::sqrt(double(dkq(g))));
+    p.is_kvarn_kv = true;
+    p.q = q; p.k_body = kb; p.v_body = vb; p.k_tail = kt; p.v_tail = vt;
+    return p;
+  }
+};
+
+float to_fp16_value(double x);
+
+// Q, K, V (body KVarN-quantised when g.kvarn), the fp64 oracle output and the bound for one geometry.
+std::shared_ptr<const prepared> prepare(const geometry& g);
+
+// Rows (h·n_q + q) whose output differs from the oracle by more than the bound anywhere.
+struct row_check {
+  std::set<long long> wrong;
+  double max_err = 0, rmse = 0;
+};
+row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv);
+
+tp::probe::case_name geometry_id(const char* probe, const geometry& g);
+
+// Smaller geometries, most aggressive first: fewer heads, fewer tiles, shorter KV, shorter tail, fewer blocks.
+std::vector<geometry> shrink_geometry(const geometry& g);
+
+// Per tile: its rows (h·n_q + q) in the output.
+std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole);
+
+
+// --ladder: head dim 128/256/512 x KV length 256..8192 (the upstream accuracy ladder), one whole tile on one block,
+// RMSE of each variant against the fp64 oracle per cell. `sched` is the emulator policy (the race probe uses the
+// adversarial one). Returns -1 when --ladder is absent (run the probe normally), else the exit code.
+int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail);
+
+}  // namespace fa_probe
