@@ -182,6 +182,8 @@ void app::impl::add_common_options() {
   cli.add_option("--out-junit", out_per_format[report_format::junit], "JUnit XML report file");
   cli.add_option("--shard", shard_arg, "run shard I of N (1 <= I <= N)")->capture_default_str();
   cli.add_flag("--list-cases", opt.list_cases, "print the selected case ids and exit");
+  cli.add_flag("--list-variants", opt.list_variants,
+               "print the variants of the probe's kernel family built for --backend, one per line, and exit");
   cli.add_flag("--bench", opt.bench, "measure and print cases/s per variant");
   cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
   cli.add_option("--shrink-budget", opt.shrink_budget, "candidate runs per shrunk failure")->capture_default_str();
@@ -254,6 +256,19 @@ int app::impl::run(int argc, char** argv) {
   // Usage checks first: nothing runs unless the whole command line makes sense.
   if (opt.backend != "cpu" && opt.backend != "cuda" && opt.backend != "hip")
     throw usage_error("--backend '" + opt.backend + "': unknown backend (expected cpu, cuda or hip)");
+  if (opt.list_variants) {
+    // Scripts enumerate variants with this (ci/mutation-matrix), so it depends on nothing but --backend.
+    const auto registry = provider_set ? provider(family) : default_variant_provider()(family);
+    std::vector<std::string> listed;
+    for (const auto& v : registry)
+      if (v.backend == opt.backend && std::find(listed.begin(), listed.end(), v.name) == listed.end())
+        listed.push_back(v.name);
+    if (listed.empty())
+      throw backend_unavailable("no variant of kernel family '" + family + "' is built for backend " + opt.backend);
+    for (const auto& n : listed) std::cout << n << '\n';
+    std::cout.flush();
+    return 0;
+  }
   if (expect_arg == "fail-pass") opt.expect = expect_mode::fail_pass;
   else if (expect_arg == "pass") opt.expect = expect_mode::pass;
   else if (expect_arg == "fail") opt.expect = expect_mode::fail;

@@ -71,7 +71,7 @@ struct options {
   std::string input;                     // --input FILE; when set, only the parsed input cases run
   expect_mode expect = expect_mode::fail_pass;
   shard_spec shard;
-  bool list_cases = false, bench = false, shrink = true;
+  bool list_cases = false, list_variants = false, bench = false, shrink = true;
   unsigned shrink_budget = 200;          // runs of candidate cases per shrunk failure
   std::vector<std::string> command_line; // argv as given, for the reproduce line
 };

@@ -283,3 +283,18 @@ TEST_CASE("A case without a source kind of its own takes the kind of the source 
   for (const auto& c : r.report.at("cases")) ++per_kind[c.at("source").get<std::string>()];
   CHECK(per_kind == std::map<std::string, int>{{"adversarial", 6}, {"control", 1}, {"fixture", 2}, {"fuzz", 10}});
 }
+
+TEST_CASE("list-variants prints the family's variants on the selected backend and exits 0", "[app]") {
+  const auto cpu = toy::run({"--list-variants"}, {}, false);
+  CHECK(cpu.code == 0);
+  CHECK(lines_of(cpu.out) == std::vector<std::string>{"upstream", "fixed", "clone", "broken-long", "throws"});
+  toy::config gpu;
+  gpu.gpu_available = true;
+  const auto cuda = toy::run({"--list-variants", "--backend", "cuda"}, gpu, false);
+  CHECK(cuda.code == 0);
+  CHECK(lines_of(cuda.out) == std::vector<std::string>{"upstream", "fixed"});
+  const auto hip = toy::run({"--list-variants", "--backend", "hip"}, {}, false);
+  CHECK(hip.code == 77);
+  CHECK(hip.out.empty());
+  CHECK(toy::run({"--list-variants", "--backend", "tpu"}, {}, false).code == 2);
+}
