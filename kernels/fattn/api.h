@@ -95,6 +95,14 @@ struct problem {
   std::span<const float> q, k_body, v_body, k_tail, v_tail;
 };
 
+// One process_tile call as the kernel recorded it: block `block` ran KV batches [kb0_start, kb0_stop) of `tile`.
+// Neither flag: a whole tile (normalised output and final meta); needs_fixup: started mid-tile and reached its end;
+// is_fixup: ends mid-tile (its data go to the fixup buffer).
+struct segment {
+  int block = 0, tile = 0, kb0_start = 0, kb0_stop = 0;
+  bool needs_fixup = false, is_fixup = false;
+};
+
 // What the kernels produced, plus the CPU backend's evidence.
 struct run_result {
   launch_plan plan;
@@ -108,6 +116,8 @@ struct run_result {
   std::string first_unwritten_meta_read;  // "element N (host-initialised) read by ... at file:line (fn)"
   // Per tile: how many stream-k blocks covered it (1 = whole tile).
   std::vector<int> tile_blocks;
+  // Every process_tile call of the body pass, by block, in the order each block ran them.
+  std::vector<segment> segments;
 };
 
 struct run_options {

@@ -26,6 +26,11 @@ struct fattn_args {
   float scale;
   int is_kvarn_kv;     // upstream: a compile-time property of the K/V types
   int has_final_meta;  // upstream: dst_final_meta != nullptr
+  // Not upstream: thread 0 of a block records each process_tile call (tile, kb0_start, kb0_stop, needs_fixup,
+  // is_fixup) at slot [block][segment], so tests see the stream-k partition the kernel really ran. seg_cap slots per
+  // block; with seg_cap == 1 every block runs one segment (the parallel_blocks path relies on that).
+  tp::gmem<int> seg_log;
+  int seg_cap;
 };
 
 template <int DKQ_, int DV_, int ncols_, int nwarps_, int cols_per_warp_, int nbatch_fa_, int nbatch_combine_>
@@ -114,6 +119,16 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
   const int head = tile / a.iter_j, jt = tile % a.iter_j;
   const int c0 = (w / np) * cpw;  // first Q column owned by this warp
   const bool whole = !needs_fixup && !is_fixup;
+  if (tp::thread_idx() == 0) {
+    const long long units = (long long)a.iter_k * a.iter_j * a.n_head;
+    const int seg = a.seg_cap == 1 ? 0 : tile - int(fa_kbc_begin(b, units, G) / a.iter_k);
+    const long long at = ((long long)b * a.seg_cap + seg) * 5;
+    a.seg_log.st(at + 0, tile);
+    a.seg_log.st(at + 1, kb0_start);
+    a.seg_log.st(at + 2, kb0_stop);
+    a.seg_log.st(at + 3, needs_fixup ? 1 : 0);
+    a.seg_log.st(at + 4, is_fixup ? 1 : 0);
+  }
 
   // P0: scaled Q into tile_Q; warp w fills rows w, w+nwarps, ... (rows other warps will own).
   for (int jc = w; jc < ncols; jc += nwarps) {

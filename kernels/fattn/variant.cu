@@ -105,13 +105,39 @@ std::vector<int> blocks_per_tile(const launch_plan& lp) {
   return n;
 }
 
+// Most tiles any block touches: the segment-log slots per block.
+int max_segments_per_block(const launch_plan& lp) {
+  long long most = 1;
+  for (int b = 0; b < lp.blocks; ++b) {
+    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
+    if (end > begin) most = std::max(most, (end - 1) / lp.iter_k - begin / lp.iter_k + 1);
+  }
+  return int(most);
+}
+
 struct body_buffers {
   tp::device_buffer<float> Q, K, V, dst, final_meta, fix_meta, fix_data;
-  body_buffers(std::size_t q, std::size_t k, std::size_t v, std::size_t rows, std::size_t dv, std::size_t slots)
-      : Q(q), K(k), V(v), dst(rows * dv), final_meta(rows * 2), fix_meta(2 * slots * 2), fix_data(slots * dv) {}
+  tp::device_buffer<int> seg_log;
+  int seg_cap;
+  body_buffers(std::size_t q, std::size_t k, std::size_t v, std::size_t rows, std::size_t dv, std::size_t slots,
+               int blocks, int seg_cap)
+      : Q(q), K(k), V(v), dst(rows * dv), final_meta(rows * 2), fix_meta(2 * slots * 2), fix_data(slots * dv),
+        seg_log(std::size_t(blocks) * seg_cap * 5), seg_cap(seg_cap) {
+    seg_log.fill(-1);
+  }
   fattn_args args(const problem& p, const launch_plan& lp) {
     return fattn_args{Q.view(), K.view(), V.view(), dst.view(), final_meta.view(), fix_meta.view(), fix_data.view(),
-                      p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, p.scale, p.is_kvarn_kv ? 1 : 0, 1};
+                      p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, p.scale, p.is_kvarn_kv ? 1 : 0, 1,
+                      seg_log.view(), seg_cap};
+  }
+  std::vector<tp::fattn::segment> segments() const {
+    const std::vector<int> log = seg_log.to_host();
+    std::vector<tp::fattn::segment> out;
+    for (std::size_t i = 0; i + 5 <= log.size(); i += 5) {
+      if (log[i] < 0) continue;
+      out.push_back({int(i / 5 / seg_cap), log[i], log[i + 1], log[i + 2], log[i + 3] != 0, log[i + 4] != 0});
+    }
+    return out;
   }
 };
 
@@ -120,6 +146,7 @@ template <class C>
 void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::run_options& opt) {
   const std::size_t rows = std::size_t(p.n_head) * p.n_q;
   r.body = bb.dst.to_host();
+  r.segments = bb.segments();
   r.body_meta = bb.final_meta.to_host();
   if (auto w = bb.final_meta.kernel_written()) {
     r.body_meta_written.assign(rows, false);
@@ -145,9 +172,9 @@ void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::
 }
 
 template <class C>
-body_buffers make_buffers(const problem& p, std::size_t slots) {
+body_buffers make_buffers(const problem& p, std::size_t slots, int blocks, int seg_cap) {
   const std::size_t rows = std::size_t(p.n_head) * p.n_q;
-  body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots);
+  body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots, blocks, seg_cap);
   bb.Q.upload(p.q.data(), p.q.size());
   bb.K.upload(p.k_body.data(), p.k_body.size());
   bb.V.upload(p.v_body.data(), p.v_body.size());
@@ -163,7 +190,7 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     r.plan = plan(config, p, dev);
     r.tile_blocks = blocks_per_tile(r.plan);
     const launch_plan& lp = r.plan;
-    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
+    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp));
     const fattn_args a = bb.args(p, lp);
     TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a);
     if (lp.fixup == fixup_kind::uniform)
@@ -193,7 +220,7 @@ run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks
     lp.blocks = lp.ntiles * parallel_blocks;
     lp.stream_k = false;
     r.tile_blocks.assign(lp.ntiles, parallel_blocks);
-    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols);
+    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, 1);
     const fattn_args a = bb.args(p, lp);
     TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a, parallel_blocks);
     TP_LAUNCH((flash_attn_combine_results<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
