@@ -49,13 +49,12 @@ int main(int argc, char** argv) {
   // Bug 2's own signature: UB writes, fewer idx fields than the instruction reads, and D on groups whose result does
   // not depend on the idx field convention (bug 3 is ck-idx-swap-xor's verdict; on the other groups D is printed,
   // not judged here).
-  cfg.judge = [](const tile& t, const tile_eval& e, tp::probe::outcome& o) {
-    bool neutral = true;
-    for (auto [row, g] : nonzero_groups(t)) neutral = neutral && convention_neutral(group_class(survivor_mask(t, row, g)));
+  cfg.judge = [](const tile&, const tile_eval& e, tp::probe::outcome& o) {
+    const bool neutral = e.groups.convention_neutral_only;
     if (!neutral && !e.d_ok())
       o.note("D differs on idx-convention-sensitive groups: judged by ck-idx-swap-xor, not here");
     // Missing fields matter once a survivor needs one; a tile without survivors reads none.
-    const bool fields_ok = e.fields == e.logical_fields || nonzero_groups(t).empty();
+    const bool fields_ok = e.fields == e.logical_fields || e.groups.nonzero_groups == 0;
     return e.oob_survivor == 0 && e.oob_field == 0 && fields_ok && (!neutral || e.d_ok());
   };
   cfg.compress_cases = overcount_windows();

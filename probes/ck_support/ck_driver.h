@@ -23,10 +23,15 @@ struct compress_case {
   unsigned want_fields = 0;                 // checked when !exact_idx
 };
 
-// How a tile case is labelled and judged.
+// How a tile case is labelled and judged. Fuzz cases carry only their shape and generator seed (`t` empty): the
+// batch runner generates the tile into reused storage when it runs, and the shrinker when it needs it.
 struct tile_payload {
   tile_ptr t;
   std::string label;  // for the id: src=...
+  api::tile_shape shape{};
+  std::uint64_t tile_seed = 0;
+  const std::vector<int>* classes = nullptr;  // the probe's fuzz class pool (lives as long as the app)
+  tile materialize() const { return t ? *t : random_tile(shape, tile_seed, *classes); }
 };
 
 struct ck_probe_config {

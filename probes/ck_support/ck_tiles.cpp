@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+#include <ctime>
 
 #include "fixtures/loader/fixture.h"
 #include "reference/codecs.h"
@@ -30,15 +31,33 @@ std::string fmt_num(double v) {
   return buf;
 }
 
-// A nonzero code of value magnitude `mag` (1..14) and sign: exact small integers in every type.
-std::int32_t code_for(api::dtype t, int value) {
-  switch (t) {
-    case api::dtype::int8:
-    case api::dtype::pk_int4: return value;
-    case api::dtype::fp8_e4m3: return ref::double_to_fp8_e4m3(value);
-    case api::dtype::fp16: return ref::double_to_fp16(value);
+// Codes of the small exact integers the generators draw (-64..64), per type, encoded once with reference/'s encoders:
+// the fuzz loop draws thousands of values per tile.
+constexpr int kCodeMin = -64, kCodeMax = 64;
+struct code_tables {
+  std::int32_t fp8[kCodeMax - kCodeMin + 1], fp16[kCodeMax - kCodeMin + 1];
+  double fp8_value[256];
+  std::vector<double> fp16_value;  // 65536 entries
+  code_tables() : fp16_value(65536) {
+    for (int v = kCodeMin; v <= kCodeMax; ++v) {
+      fp8[v - kCodeMin] = ref::double_to_fp8_e4m3(v);
+      fp16[v - kCodeMin] = ref::double_to_fp16(v);
+    }
+    for (unsigned c = 0; c < 256; ++c) fp8_value[c] = ref::fp8_e4m3_to_double(std::uint8_t(c));
+    for (unsigned c = 0; c < 65536; ++c) fp16_value[c] = ref::fp16_to_double(std::uint16_t(c));
   }
-  return value;
+};
+const code_tables& tables() {
+  static const code_tables t;
+  return t;
+}
+
+// The code of the exact small integer `value` in type t.
+std::int32_t code_for(api::dtype t, int value) {
+  if (t == api::dtype::int8 || t == api::dtype::pk_int4) return value;
+  if (value < kCodeMin || value > kCodeMax)
+    return t == api::dtype::fp8_e4m3 ? ref::double_to_fp8_e4m3(value) : ref::double_to_fp16(value);
+  return t == api::dtype::fp8_e4m3 ? tables().fp8[value - kCodeMin] : tables().fp16[value - kCodeMin];
 }
 }  // namespace
 
@@ -68,8 +87,8 @@ double value_of(api::dtype t, std::int32_t code) {
   switch (t) {
     case api::dtype::int8:
     case api::dtype::pk_int4: return double(code);
-    case api::dtype::fp8_e4m3: return ref::fp8_e4m3_to_double(std::uint8_t(code));
-    case api::dtype::fp16: return ref::fp16_to_double(std::uint16_t(code));
+    case api::dtype::fp8_e4m3: return tables().fp8_value[std::uint8_t(code)];
+    case api::dtype::fp16: return tables().fp16_value[std::uint16_t(code)];
   }
   return 0;
 }
@@ -78,8 +97,9 @@ bool survives(api::dtype t, std::int32_t code) {
 }
 unsigned survivor_mask(const tile& t, unsigned row, unsigned group) {
   unsigned m = 0;
+  const std::int32_t* g = t.a.data() + row * t.shape.k + 4 * group;
   for (unsigned p = 0; p < 4; ++p)
-    if (survives(t.shape.type, t.a[row * t.shape.k + 4 * group + p])) m |= 1u << p;
+    if (survives(t.shape.type, g[p])) m |= 1u << p;
   return m;
 }
 
@@ -97,6 +117,43 @@ std::vector<std::uint8_t> physical_a(const tile& t) {
     if (t.shape.type == api::dtype::fp16) out.push_back(std::uint8_t(c >> 8));
   }
   return out;
+}
+
+void append_physical(const tile& t, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b) {
+  const unsigned k = t.shape.k;
+  const std::size_t bytes = t.shape.operand_bytes(), a0 = a.size(), b0 = b.size();
+  a.resize(a0 + bytes);
+  b.resize(b0 + bytes);
+  std::uint8_t* pa = a.data() + a0;
+  std::uint8_t* pb = b.data() + b0;
+  // B goes column-major (K contiguous per column), the same packing along K as A's rows.
+  switch (t.shape.type) {
+    case api::dtype::pk_int4:  // CK's order: element 2i in the high nibble
+      for (unsigned i = 0; i < 16 * k / 2; ++i)
+        pa[i] = std::uint8_t((t.a[2 * i] & 15) << 4 | (t.a[2 * i + 1] & 15));
+      for (unsigned j = 0; j < 16; ++j)
+        for (unsigned kk = 0; kk < k; kk += 2)
+          pb[(j * k + kk) / 2] = std::uint8_t((t.b[kk * 16 + j] & 15) << 4 | (t.b[(kk + 1) * 16 + j] & 15));
+      break;
+    case api::dtype::fp16:
+      for (unsigned i = 0; i < 16 * k; ++i) {
+        pa[2 * i] = std::uint8_t(t.a[i]);
+        pa[2 * i + 1] = std::uint8_t(std::uint32_t(t.a[i]) >> 8);
+      }
+      for (unsigned j = 0; j < 16; ++j)
+        for (unsigned kk = 0; kk < k; ++kk) {
+          const std::uint32_t c = std::uint32_t(t.b[kk * 16 + j]);
+          pb[2 * (j * k + kk)] = std::uint8_t(c);
+          pb[2 * (j * k + kk) + 1] = std::uint8_t(c >> 8);
+        }
+      break;
+    case api::dtype::int8:
+    case api::dtype::fp8_e4m3:
+      for (unsigned i = 0; i < 16 * k; ++i) pa[i] = std::uint8_t(t.a[i]);
+      for (unsigned j = 0; j < 16; ++j)
+        for (unsigned kk = 0; kk < k; ++kk) pb[j * k + kk] = std::uint8_t(t.b[kk * 16 + j]);
+      break;
+  }
 }
 
 std::vector<std::uint8_t> physical_b(const tile& t) {
@@ -145,11 +202,28 @@ std::vector<std::int32_t> formula_b(api::tile_shape s) {
   return b;
 }
 
-std::vector<std::int32_t> random_b(api::tile_shape s, probe::rng& r) {
-  std::vector<std::int32_t> b(16 * s.k);
-  const int lo = s.type == api::dtype::pk_int4 ? -8 : -16, hi = s.type == api::dtype::pk_int4 ? 7 : 16;
-  for (auto& x : b) x = code_for(s.type, int(r.range(lo, hi)));
-  return b;
+std::uint64_t fast_rng::below(std::uint64_t n) {
+  switch (n) {  // the sizes the probes' class pools have
+    case 1: return below<1>();
+    case 4: return below<4>();
+    case 7: return below<7>();
+    case 11: return below<11>();
+  }
+  if (n == 0) throw std::logic_error("fast_rng::below(0)");
+  const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n + 1) % n;
+  for (;;) {
+    const std::uint64_t x = next();
+    if (x <= limit) return x % n;
+  }
+}
+
+void fill_random_b(std::vector<std::int32_t>& b, api::tile_shape s, fast_rng& r) {
+  b.resize(16 * s.k);
+  if (s.type == api::dtype::pk_int4) {
+    for (auto& x : b) x = std::int32_t(r.range<-8, 7>());
+  } else {
+    for (auto& x : b) x = code_for(s.type, int(r.range<-16, 16>()));
+  }
 }
 
 // Spec §7.4 (CK's AdversarialGeneratedTile): group g of row m is case (m*groups + g) % 11; stored value
@@ -176,51 +250,72 @@ tile adversarial_tile(api::tile_shape s, unsigned class_offset, const std::vecto
 }
 
 tile canonical_tile(api::tile_shape s, std::uint64_t seed) {
-  probe::rng r(seed);
-  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), random_b(s, r)};
-  const int hi = s.type == api::dtype::pk_int4 ? 7 : 8;
+  fast_rng r(seed);
+  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), {}};
+  fill_random_b(t.b, s, r);
   for (unsigned i = 0; i < 16 * s.k; ++i) {
-    const int v = int(r.range(-8, hi));
+    const int v = int(s.type == api::dtype::pk_int4 ? r.range<-8, 7>() : r.range<-8, 8>());
     t.a[i] = (i % 4 == 1 || i % 4 == 3) ? 0 : code_for(s.type, v);  // apply_sparse_pattern: slots 1, 3 zeroed
   }
   return t;
 }
 
-tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
-  probe::rng r(seed);
-  tile t{s, std::vector<std::int32_t>(16 * s.k, 0), random_b(s, r)};
+void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
+  fast_rng r(seed);
+  t.shape = s;
+  fill_random_b(t.b, s, r);
+  t.a.assign(16 * s.k, 0);
+  const bool int4 = s.type == api::dtype::pk_int4;
   for (unsigned m = 0; m < 16; ++m)
     for (unsigned g = 0; g < s.k / 4; ++g) {
       const unsigned mask = group_class_mask(r.pick(classes));
       for (unsigned pos = 0; pos < 4; ++pos) {
         if (!((mask >> pos) & 1u)) continue;
         int v = 0;
-        while (v == 0) v = int(s.type == api::dtype::pk_int4 ? r.range(-8, 7) : r.range(-64, 64));
+        while (v == 0) v = int(int4 ? r.range<-8, 7>() : r.range<-64, 64>());
         t.a[m * s.k + 4 * g + pos] = code_for(s.type, v);
       }
     }
+}
+
+tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
+  tile t;
+  fill_random_tile(t, s, seed, classes);
   return t;
 }
 
+namespace {
+// A fixture's codes and shape, loaded (and checksum-verified) once per run rather than once per K-window.
+struct fixture_codes {
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::int32_t> codes;
+};
+const fixture_codes& cached_fixture(const std::string& name) {
+  static std::map<std::string, fixture_codes> cache;
+  if (auto it = cache.find(name); it != cache.end()) return it->second;
+  const auto f = fixtures::load(name);
+  fixture_codes c{f.rows(), f.cols(), {}};
+  if (f.info.type == fixtures::dtype::fp16) {
+    for (auto x : f.fp16_codes()) c.codes.push_back(x);
+  } else if (f.info.type == fixtures::dtype::fp8_e4m3) {
+    for (auto x : f.fp8_codes()) c.codes.push_back(x);
+  } else {
+    for (auto x : f.int8_values()) c.codes.push_back(x);
+  }
+  return cache.emplace(name, std::move(c)).first->second;
+}
+}  // namespace
+
 tile fixture_tile(const std::string& a_name, const std::string& b_name, api::tile_shape s, unsigned index) {
-  const auto fa = fixtures::load(a_name), fb = fixtures::load(b_name);
-  if (fa.rows() != 16 || fb.cols() != 16 || fa.cols() != fb.rows() || (index + 1) * s.k > fa.cols())
+  const auto& fa = cached_fixture(a_name);
+  const auto& fb = cached_fixture(b_name);
+  if (fa.rows != 16 || fb.cols != 16 || fa.cols != fb.rows || (index + 1) * s.k > fa.cols)
     throw probe::usage_error("fixtures " + a_name + " / " + b_name + " do not hold a 16x" + std::to_string(s.k) +
                              " tile " + std::to_string(index));
-  auto codes = [&](const fixtures::fixture& f) {
-    std::vector<std::int32_t> v;
-    if (f.info.type == fixtures::dtype::fp16) {
-      for (auto c : f.fp16_codes()) v.push_back(c);
-    } else if (f.info.type == fixtures::dtype::fp8_e4m3) {
-      for (auto c : f.fp8_codes()) v.push_back(c);
-    } else {
-      for (auto c : f.int8_values()) v.push_back(c);
-    }
-    return v;
-  };
-  const auto a = codes(fa), b = codes(fb);
+  const auto& a = fa.codes;
+  const auto& b = fb.codes;
   tile t{s, std::vector<std::int32_t>(16 * s.k), std::vector<std::int32_t>(16 * s.k)};
-  const std::size_t ka = fa.cols();
+  const std::size_t ka = fa.cols;
   for (unsigned i = 0; i < 16; ++i)
     for (unsigned kk = 0; kk < s.k; ++kk) t.a[i * s.k + kk] = a[i * ka + index * s.k + kk];
   for (unsigned kk = 0; kk < s.k; ++kk)
@@ -242,10 +337,30 @@ std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t) {
   return out;
 }
 
+tile_census census(const tile& t) {
+  tile_census c;
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned g = 0; g < t.shape.k / 4; ++g) {
+      const unsigned m = survivor_mask(t, i, g);
+      const int n = __builtin_popcount(m);
+      ++c.by_count[n];
+      if (n == 1) ++c.single_at[__builtin_ctz(m)];
+      const int cls = group_class(m);
+      ++c.by_class[cls + 1];
+      if (m) {
+        ++c.nonzero_groups;
+        c.convention_neutral_only = c.convention_neutral_only && convention_neutral(cls);
+      }
+    }
+  return c;
+}
+
 tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index) {
   tile_eval e;
+  e.groups = census(t);
+  const bool integer = api::is_integer(t.shape.type);
   for (unsigned i = 0; i < 256; ++i) {
-    const double got = api::is_integer(t.shape.type) ? double(r.d_int[index * 256 + i]) : double(r.d_float[index * 256 + i]);
+    const double got = integer ? double(r.d_int[index * 256 + i]) : double(r.d_float[index * 256 + i]);
     const double err = std::isnan(got) ? INFINITY : std::fabs(got - want.d[i]);
     e.max_abs_err = std::max(e.max_abs_err, err);
     if (err > want.bound[i]) {
@@ -263,23 +378,24 @@ tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_result
 }
 
 void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e) {
-  std::uint64_t by_count[5] = {}, single_at[4] = {}, by_class[12] = {};
-  for (unsigned i = 0; i < 16; ++i)
-    for (unsigned g = 0; g < t.shape.k / 4; ++g) {
-      const unsigned m = survivor_mask(t, i, g);
-      const int n = __builtin_popcount(m);
-      ++by_count[n];
-      if (n == 1) ++single_at[__builtin_ctz(m)];
-      ++by_class[group_class(m) + 1];
-    }
+  // Counter names built once: this runs for every tile of the fuzz loop.
+  static const std::string survivors[3] = {"groups.survivors=0", "groups.survivors=1", "groups.survivors=2"};
+  static const std::string single[4] = {"groups.single_at_0", "groups.single_at_1", "groups.single_at_2",
+                                        "groups.single_at_3"};
+  static const std::vector<std::string> pk4_class = [] {
+    std::vector<std::string> v;
+    for (int c = -1; c <= 10; ++c) v.push_back(std::string("pk4.class") + group_class_name(c));
+    return v;
+  }();
+  const tile_census& g = e.groups;
   for (int n = 0; n <= 2; ++n)
-    if (by_count[n]) o.count("groups.survivors=" + std::to_string(n), by_count[n]);
-  if (by_count[3] + by_count[4]) o.count("groups.survivors>2", by_count[3] + by_count[4]);
+    if (g.by_count[n]) o.count(survivors[n], g.by_count[n]);
+  if (g.by_count[3] + g.by_count[4]) o.count("groups.survivors>2", g.by_count[3] + g.by_count[4]);
   for (int p = 0; p < 4; ++p)
-    if (single_at[p]) o.count("groups.single_at_" + std::to_string(p), single_at[p]);
+    if (g.single_at[p]) o.count(single[p], g.single_at[p]);
   if (t.shape.type == api::dtype::pk_int4)
     for (int c = -1; c <= 10; ++c)
-      if (by_class[c + 1]) o.count(std::string("pk4.class") + group_class_name(c), by_class[c + 1]);
+      if (g.by_class[c + 1]) o.count(pk4_class[c + 1], g.by_class[c + 1]);
   if (t.shape.frags_k() > 1) o.count("cases.fragsK>1");
   if (t.shape.type == api::dtype::pk_int4) o.count("pk4.fragments", t.shape.frags_k());
   o.count("ub.oob_survivor_writes", e.oob_survivor);
@@ -336,15 +452,22 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
         const std::int32_t code = s.type == api::dtype::fp16 ? std::int32_t(cb[2 * c] | cb[2 * c + 1] << 8)
                                   : s.type == api::dtype::int8 ? std::int32_t(std::int8_t(cb[c]))
                                                                : std::int32_t(cb[c]);
-        vals += (vals.empty() ? "" : " ") + fmt_num(value_of(s.type, code));
+        if (!vals.empty()) vals += ' ';
+        vals += fmt_num(value_of(s.type, code));
       }
     }
     const std::uint32_t* iw = r.idx.data() + (index * 32 + lane) * idx_words;
     const std::uint32_t field = (iw[(2 * c0) / 32] >> ((2 * c0) % 32)) & 0xFu;
     std::string a;
-    for (unsigned p = 0; p < 4; ++p) a += (p ? " " : "") + fmt_num(value_of(s.type, t.a[row * s.k + k + p]));
+    for (unsigned p = 0; p < 4; ++p) {
+      if (p) a += ' ';
+      a += fmt_num(value_of(s.type, t.a[row * s.k + k + p]));
+    }
     std::string words;
-    for (unsigned w = 0; w < idx_words; ++w) words += (w ? " " : "") + fmt_hex(iw[w], 8);
+    for (unsigned w = 0; w < idx_words; ++w) {
+      if (w) words += ' ';
+      words += fmt_hex(iw[w], 8);
+    }
     o.note("row " + std::to_string(row) + " group " + std::to_string(g) + " " +
            group_class_name(group_class(survivor_mask(t, row, g))) + " A={" + a + "} lane " + std::to_string(lane) +
            " frag " + std::to_string(bk) + ": compressed out " + vals + ", idx field " + fmt_hex(field, 1) +
@@ -352,27 +475,47 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
   }
 }
 
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+void run_tiles_into(batch_run& run, const api::ops& ops, std::span<const tile* const> tiles,
+                    std::vector<double>* launch_seconds) {
+  run.where.resize(tiles.size());
+  run.shape_of.resize(tiles.size());
+  // A batch holds a handful of shapes: a linear search beats a map, and the batches are reused.
+  std::vector<api::tile_shape> shapes;
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const auto& s = tiles[i]->shape;
+    std::size_t n = 0;
+    while (n < shapes.size() && !(shapes[n].type == s.type && shapes[n].k == s.k && shapes[n].instr == s.instr)) ++n;
+    if (n == shapes.size()) shapes.push_back(s);
+    run.shape_of[i] = n;
+  }
+  run.results.resize(shapes.size());
+  if (launch_seconds) launch_seconds->assign(shapes.size(), 0.0);
+  api::tile_batch in;
+  for (std::size_t n = 0; n < shapes.size(); ++n) {
+    in.shape = shapes[n];
+    in.tiles = 0;
+    in.a.clear();
+    in.b.clear();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      if (run.shape_of[i] != n) continue;
+      append_physical(*tiles[i], in.a, in.b);
+      run.where[i] = {n, in.tiles++};
+    }
+    const double t0 = launch_seconds ? thread_cpu_seconds() : 0.0;
+    ops.run_tiles(in, run.results[n]);
+    if (launch_seconds) (*launch_seconds)[n] = thread_cpu_seconds() - t0;
+  }
+}
+
 batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles) {
   batch_run run;
-  run.where.resize(tiles.size());
-  std::map<std::tuple<int, unsigned, int>, std::vector<std::size_t>> by_shape;
-  for (std::size_t i = 0; i < tiles.size(); ++i)
-    by_shape[{int(tiles[i]->shape.type), tiles[i]->shape.k, int(tiles[i]->shape.instr)}].push_back(i);
-  for (const auto& [key, members] : by_shape) {
-    api::tile_batch in;
-    in.shape = tiles[members.front()]->shape;
-    in.tiles = members.size();
-    in.a.reserve(members.size() * in.shape.operand_bytes());
-    in.b.reserve(members.size() * in.shape.operand_bytes());
-    for (std::size_t n = 0; n < members.size(); ++n) {
-      const auto pa = physical_a(*tiles[members[n]]), pb = physical_b(*tiles[members[n]]);
-      in.a.insert(in.a.end(), pa.begin(), pa.end());
-      in.b.insert(in.b.end(), pb.begin(), pb.end());
-      run.where[members[n]] = {run.results.size(), n};
-    }
-    run.results.emplace_back();
-    ops.run_tiles(in, run.results.back());
-  }
+  run_tiles_into(run, ops, tiles);
   return run;
 }
 

@@ -49,11 +49,49 @@ struct expected_d {
 };
 expected_d oracle(const tile& t);
 
+// probe::rng's exact stream (splitmix64, then rejection of the top partial block and a modulo), inline and with the
+// bounds known at compile time: the generators draw two or more numbers per element, and the out-of-line rng's two
+// 64-bit divisions per draw were most of the fuzz loop. Same seed, same numbers (tests/ck_sparse checks), so every
+// printed id still names the same tile.
+class fast_rng {
+ public:
+  explicit fast_rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  template <std::uint64_t N>
+  std::uint64_t below() {
+    static_assert(N > 0);
+    constexpr std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % N + 1) % N;
+    for (;;) {
+      const std::uint64_t x = next();
+      if (x <= limit) return x % N;
+    }
+  }
+  std::uint64_t below(std::uint64_t n);  // any n > 0, as probe::rng::below
+  template <std::int64_t Lo, std::int64_t Hi>
+  std::int64_t range() {
+    return Lo + std::int64_t(below<std::uint64_t(Hi - Lo) + 1>());
+  }
+  template <class C>
+  const auto& pick(const C& c) {
+    return c[below(c.size())];
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
 // Generators. Every value is nonzero where a survivor is meant, so a misplaced one always shows.
 tile adversarial_tile(api::tile_shape s, unsigned class_offset = 0, const std::vector<int>* classes = nullptr);
 tile canonical_tile(api::tile_shape s, std::uint64_t seed);  // CK's host fill: uniform -8..8, slots 1 and 3 zeroed
 tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes);
-std::vector<std::int32_t> random_b(api::tile_shape s, probe::rng& r);
+// The same tile into `t`, reusing its storage (the fuzz loop's form).
+void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes);
+void fill_random_b(std::vector<std::int32_t>& b, api::tile_shape s, fast_rng& r);
 std::vector<std::int32_t> formula_b(api::tile_shape s);  // CK E2E's B = ((5k + 3n) % 16) - 8 (fp: the same values)
 // Tile `index` (K columns of A from index*K, the same rows of B) of a 16 x 256 A fixture and a 256 x 16 B fixture.
 tile fixture_tile(const std::string& a_name, const std::string& b_name, api::tile_shape s, unsigned index);
@@ -62,8 +100,17 @@ tile single_group(const tile& t, unsigned row, unsigned group);
 // Nonzero groups of A as (row, group).
 std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t);
 
+// The 4-groups of a tile by kind (one pass over A, shared by the judges and the coverage counters).
+struct tile_census {
+  std::uint64_t by_count[5] = {}, single_at[4] = {}, by_class[12] = {};  // by_class[cls + 1], -1 = more than two
+  unsigned nonzero_groups = 0;
+  bool convention_neutral_only = true;  // every nonzero group is of a convention_neutral class
+};
+tile_census census(const tile& t);
+
 // What one variant did with one tile.
 struct tile_eval {
+  tile_census groups;
   double max_abs_err = 0;
   std::size_t wrong = 0;
   int first_wrong = -1;                         // i*16+j
@@ -84,12 +131,21 @@ void describe(probe::outcome& o, const tile& t, const tile_eval& e, const expect
 // field 0xb, idx word 0x000000bb".
 void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, std::size_t index, unsigned limit);
 
-// Runs every case's tile through `ops`, one launch per distinct shape; results[i] and indices[i] locate case i.
+// The kernel's physical operands of `t`, appended to a and b (no temporaries: the fuzz loop's form of physical_a/b).
+void append_physical(const tile& t, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b);
+
+// Runs every case's tile through `ops`, one launch per distinct shape; where[i] locates case i's result.
 struct batch_run {
   std::vector<api::tile_results> results;  // one per shape
   std::vector<std::pair<std::size_t, std::size_t>> where;  // case -> (result, tile index)
+  std::vector<std::size_t> shape_of;                       // case -> index into results (shape group)
 };
 batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles);
+// The same into `run`, reusing its storage; `launch_seconds` (when given) gets the CPU time of each shape's launch.
+void run_tiles_into(batch_run& run, const api::ops& ops, std::span<const tile* const> tiles,
+                    std::vector<double>* launch_seconds = nullptr);
+
+double thread_cpu_seconds();  // CPU time of the calling thread (bench figures are per core, whatever the load)
 
 std::string shape_label(const api::tile_shape& s);  // "int8,K=64" style pieces for ids
 std::vector<api::tile_shape> shapes_for(api::dtype t);  // K = 32..256 (and the 16x16x64 forms for pk_int4)

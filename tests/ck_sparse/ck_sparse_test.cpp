@@ -106,3 +106,48 @@ TEST_CASE("extract_fragment_idx takes each fragment's bits and stitches them acr
   // Pre-fix pk_int4 accounting (4 fields = 8 bits per fragment): fragment 1 starts inside fragment 0's bits.
   CHECK(extract_fragment_idx<4, 8>(idx, 0, 1).w[0] == 0x44333322u);
 }
+
+TEST_CASE("The fuzz generators' inline rng draws probe::rng's exact stream, so printed fuzz ids rerun the same tile") {
+  for (std::uint64_t seed : {0ull, 1ull, 0x9E3779B97F4A7C15ull, 0xFFFFFFFFFFFFFFFFull}) {
+    tp::probe::rng slow(seed);
+    tp::ck_probe::fast_rng fast(seed);
+    for (int i = 0; i < 2000; ++i) {
+      switch (i % 6) {
+        case 0: CHECK(fast.range<-64, 64>() == slow.range(-64, 64)); break;
+        case 1: CHECK(fast.range<-8, 7>() == slow.range(-8, 7)); break;
+        case 2: CHECK(fast.range<-16, 16>() == slow.range(-16, 16)); break;
+        case 3: CHECK(fast.below(11) == slow.below(11)); break;
+        case 4: CHECK(fast.below(5) == slow.below(5)); break;  // the generic path
+        case 5: CHECK(fast.next() == slow.next()); break;
+      }
+    }
+  }
+}
+
+TEST_CASE("Packing a tile in place gives the bytes physical_a and physical_b give, for every type") {
+  using namespace tp::ck_probe;
+  for (auto t : {api::dtype::int8, api::dtype::pk_int4, api::dtype::fp8_e4m3, api::dtype::fp16})
+    for (const auto& s : shapes_for(t)) {
+      const tile tl = random_tile(s, 77 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      std::vector<std::uint8_t> a{0xEE}, b{0xDD};  // appends after what is there
+      append_physical(tl, a, b);
+      auto want_a = physical_a(tl), want_b = physical_b(tl);
+      want_a.insert(want_a.begin(), 0xEE);
+      want_b.insert(want_b.begin(), 0xDD);
+      CHECK(a == want_a);
+      CHECK(b == want_b);
+    }
+}
+
+TEST_CASE("A fuzz tile generated into reused storage equals the freshly built one") {
+  using namespace tp::ck_probe;
+  tile reused = random_tile({api::dtype::fp16, 256, api::instruction::k32}, 5, {0, 9});
+  for (auto t : {api::dtype::int8, api::dtype::pk_int4, api::dtype::fp8_e4m3, api::dtype::fp16})
+    for (const auto& s : shapes_for(t)) {
+      const tile fresh = random_tile(s, 1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      fill_random_tile(reused, s, 1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      CHECK(reused.a == fresh.a);
+      CHECK(reused.b == fresh.b);
+      CHECK(reused.shape.k == s.k);
+    }
+}
