@@ -3,6 +3,7 @@
 // scheduling policy of the CPU emulator with the hazard detector on; controls (np > 1; one combine iteration with one
 // tile per block) must pass on upstream too. Bound derivation: probes/fa_support/fa_support.h.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -25,6 +26,7 @@ struct race_case {
   std::uint64_t sched_seed = 0;
 };
 
+tile_bench bench;
 const char* probe_name = "fa-k00-combine-race";
 const policy all_policies[] = {policy::in_order, policy::reverse, policy::random, policy::adversarial};
 
@@ -32,7 +34,8 @@ std::shared_ptr<const prepared> data_for(const geometry& g) {
   static std::map<std::string, std::shared_ptr<const prepared>> cache;
   const std::string key = geometry_id("data", g).str();
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  if (cache.size() > 16) cache.clear();
+  // Cases run variant-major: hold every geometry of a run (small) so each variant reuses the oracle.
+  if (cache.size() > 64) cache.clear();
   return cache[key] = prepare(g);
 }
 
@@ -147,7 +150,9 @@ int main(int argc, char** argv) {
       (void)tp::cpu::take_hazard_report();
     }
     const tp::fattn::device_model dev{c.g.cus, c.g.occupancy, true};
+    const auto t0 = std::chrono::steady_clock::now();
     const auto r = ops.run(c.g.config, data->problem(c.g), dev, tp::fattn::run_options{.with_tail_merge = c.g.n_tail > 0});
+    bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const auto rc = check_rows(r.out, *data, dv(c.g));
     outcome o;
     if (cpu) {
@@ -193,5 +198,7 @@ int main(int argc, char** argv) {
     return out;
   });
   if (int rc = fa_probe::maybe_ladder(argc, argv, probe_name, "adversarial", 0); rc >= 0) return rc;
-  return probe.main(argc, argv);
+  const int rc = probe.main(argc, argv);
+  bench.print_if_asked(argc, argv);
+  return rc;
 }

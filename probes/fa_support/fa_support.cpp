@@ -197,9 +197,22 @@ std::vector<geometry> shrink_geometry(const geometry& g) {
   std::vector<geometry> out;
   const int ncols = configs[g.config].ncols, nb = configs[g.config].nbatch_fa;
   auto push = [&](geometry s) { out.push_back(s); };
+  const int kv_min = g.kvarn ? 128 : nb;
+  {
+    // Everything at its floor first (one head, one tile, one block, one tail row): one run settles most shrinks.
+    geometry s = g;
+    s.n_head = 1;
+    s.n_q = std::min(g.n_q, ncols);
+    s.n_kv = std::min(g.n_kv, kv_min);
+    s.n_tail = std::min(g.n_tail, 1);
+    s.cus = 1;
+    s.occupancy = 1;
+    if (s.n_head != g.n_head || s.n_q != g.n_q || s.n_kv != g.n_kv || s.n_tail != g.n_tail || s.cus != g.cus ||
+        s.occupancy != g.occupancy)
+      push(s);
+  }
   if (g.n_head > 1) { auto s = g; s.n_head = 1; push(s); s = g; s.n_head = g.n_head / 2; push(s); }
   if (g.n_q > ncols) { auto s = g; s.n_q = std::max(ncols, (g.n_q / 2 + ncols - 1) / ncols * ncols); push(s); s = g; s.n_q -= ncols; push(s); }
-  const int kv_min = g.kvarn ? 128 : nb;
   if (g.n_kv > kv_min) { auto s = g; s.n_kv = std::max(kv_min, g.n_kv / 2 / kv_min * kv_min); push(s); }
   if (g.n_tail > 1) { auto s = g; s.n_tail = 1; push(s); }
   if (g.cus > 1) { auto s = g; s.cus = g.cus / 2; push(s); s = g; s.cus -= 1; push(s); }
@@ -265,6 +278,22 @@ int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, in
       std::printf("\n");
     }
   return 0;
+}
+
+void tile_bench::add(const std::string& variant, long long tiles, double seconds) {
+  auto& [t, s] = per_variant[variant];
+  t += tiles;
+  s += seconds;
+}
+
+void tile_bench::print_if_asked(int argc, char** argv) const {
+  bool asked = false;
+  for (int i = 1; i < argc; ++i) asked = asked || !std::strcmp(argv[i], "--bench");
+  if (!asked) return;
+  std::fprintf(stderr, "tiles/s (kernel runs on the emulator, shrinking included):\n");
+  for (const auto& [v, ts] : per_variant)
+    std::fprintf(stderr, "  %-20s %7lld tiles in %8.3f s = %8.1f tiles/s\n", v.c_str(), ts.first, ts.second,
+                 ts.second > 0 ? double(ts.first) / ts.second : 0.0);
 }
 
 }  // namespace fa_probe

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -71,7 +72,8 @@ row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv);
 
 tp::probe::case_name geometry_id(const char* probe, const geometry& g);
 
-// Smaller geometries, most aggressive first: fewer heads, fewer tiles, shorter KV, shorter tail, fewer blocks.
+// Smaller geometries, most aggressive first: all at the floor, then fewer heads, fewer tiles, shorter KV, shorter
+// tail, fewer blocks.
 std::vector<geometry> shrink_geometry(const geometry& g);
 
 // Per tile: its rows (h·n_q + q) in the output.
@@ -82,5 +84,13 @@ std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& til
 // RMSE of each variant against the fp64 oracle per cell. `sched` is the emulator policy (the race probe uses the
 // adversarial one). Returns -1 when --ladder is absent (run the probe normally), else the exit code.
 int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail);
+
+// --bench companion: tiles per second of the variant's run() (body, fixup, tail and merge kernels on the emulator;
+// oracle and checks excluded), per variant, shrink runs included. Printed after the run when --bench is given.
+struct tile_bench {
+  std::map<std::string, std::pair<long long, double>> per_variant;  // tiles, seconds
+  void add(const std::string& variant, long long tiles, double seconds);
+  void print_if_asked(int argc, char** argv) const;
+};
 
 }  // namespace fa_probe
