@@ -146,6 +146,12 @@ mutation_matrix parse_matrix(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("matrix_version") || j.at("matrix_version") != 1)
     throw std::runtime_error("matrix: missing or unsupported matrix_version (expected 1)");
   if (!j.contains("rows") || !j.at("rows").is_array()) throw std::runtime_error("matrix: missing rows");
+  try {
+    m.backend = j.value("backend", std::string());
+    if (j.contains("probe_args")) m.probe_args = j.at("probe_args").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("matrix: bad backend or probe_args: ") + e.what());
+  }
   for (const auto& jr : j.at("rows")) {
     matrix_row row;
     try {
@@ -233,14 +239,15 @@ std::string env_value(const run_record& r, std::string_view key) {
 }  // namespace
 
 std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix) {
-  std::string o = "# tileprobe report\n\n| probe | backend | verdict | cases | shards | merge |\n"
-                  "|---|---|---|---:|---:|---|\n";
+  std::string o = runs.empty() ? "# tileprobe mutation matrix\n"
+                                : "# tileprobe report\n\n| probe | backend | verdict | cases | shards | merge |\n"
+                                  "|---|---|---|---:|---:|---|\n";
   for (const auto& m : runs)
     o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", m.record.probe, m.record.backend,
                      m.record.as_expected() ? "as expected" : "**NOT as expected**", m.record.cases.size(),
                      m.sources.size(), m.problems.empty() ? "ok" : "**problems**");
 
-  o += "\n## Environment\n";
+  if (!runs.empty()) o += "\n## Environment\n";
   std::set<std::string> backends_done;
   for (const auto& m : runs) {
     if (!backends_done.insert(m.record.backend).second) continue;
@@ -271,13 +278,21 @@ std::string render_document(const std::vector<merged_run>& runs, const mutation_
       for (const auto& [p, code] : row.exit_codes) probes.insert(p);
     o += "\n## Mutation matrix\n\nCell: the probe's exit status with `--variant V --expect pass` "
          "(pass = 0, caught = 1, n/a = 77). Rows with targets must be caught by exactly those probes; mutants by at "
-         "least one.\n\n| variant | must be caught by |";
+         "least one.\n";
+    if (!matrix->backend.empty() || !matrix->probe_args.empty()) {
+      std::string args;
+      for (const auto& a : matrix->probe_args) args += (args.empty() ? "" : " ") + a;
+      o += fmt::format("\nBackend: {}; every probe run also given: `{}`.\n",
+                       matrix->backend.empty() ? "unknown" : matrix->backend, args.empty() ? "(nothing)" : args);
+    }
+    o += "\n| variant | must be caught by |";
     for (const auto& p : probes) o += " " + p + " |";
     o += " ok |\n|---|---|";
     for (std::size_t i = 0; i <= probes.size(); ++i) o += "---|";
     o += '\n';
     for (const auto& row : matrix->rows) {
-      mutation_matrix one{{row}};
+      mutation_matrix one;
+      one.rows.push_back(row);
       const bool ok = matrix_problems(one).empty();
       std::string want = row.any_target ? std::string("any") : join({row.targets.begin(), row.targets.end()});
       o += fmt::format("| {} | {} |", row.variant, want);
@@ -306,7 +321,7 @@ int tileprobe_report_main(int argc, char** argv) {
   CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document", "tileprobe-report");
   std::vector<std::string> inputs;
   std::string out_path, matrix_path;
-  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends)")->required();
+  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends); optional with --matrix");
   cli.add_option("--out", out_path, "Markdown output file (default: stdout)");
   cli.add_option("--matrix", matrix_path, "mutation matrix JSON");
   try {
@@ -317,6 +332,10 @@ int tileprobe_report_main(int argc, char** argv) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
     std::cerr << "tileprobe-report: " << msg << " (see --help)\n";
+    return 2;
+  }
+  if (inputs.empty() && matrix_path.empty()) {
+    std::cerr << "tileprobe-report: give at least one report, or --matrix FILE (see --help)\n";
     return 2;
   }
   const auto read_json = [](const std::string& path) {

@@ -38,6 +38,8 @@ struct matrix_row {
 };
 struct mutation_matrix {
   std::vector<matrix_row> rows;
+  std::string backend;                  // optional: where the probes ran
+  std::vector<std::string> probe_args;  // optional: arguments every probe run was given (e.g. --fuzz 50)
 };
 mutation_matrix parse_matrix(const nlohmann::json& j);  // throws std::runtime_error naming the bad field
 // One line per row whose caught set is not what it must be.

@@ -141,5 +141,21 @@ TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 o
   const std::string whole = toy::temp_path("whole.json");
   std::ofstream(whole) << toy::run({}).report.dump();
   CHECK(call({whole, "--out", out}).first == 0);
-  for (const auto& p : {junk, s1, out, whole}) std::filesystem::remove(p);
+
+  // A matrix alone (ci/mutation-matrix): no probe report needed; a broken requirement exits 1.
+  CHECK(call({}).first == 2);
+  const std::string matrix = toy::temp_path("matrix.json");
+  std::ofstream(matrix) << R"({"matrix_version": 1, "backend": "cpu", "probe_args": ["--fuzz", "50"], "rows": [
+    {"variant": "fixed", "family": "toy", "targets": [], "exit": {"a": 0}},
+    {"variant": "mutant-m", "family": "toy", "exit": {"a": 1}}]})";
+  CHECK(call({"--matrix", matrix, "--out", out}).first == 0);
+  const std::string doc = toy::slurp(out);
+  CHECK(doc.rfind("# tileprobe mutation matrix\n", 0) == 0);
+  CHECK(doc.find("Backend: cpu; every probe run also given: `--fuzz 50`.") != std::string::npos);
+  CHECK(doc.find("| mutant-m | any | caught | yes |") != std::string::npos);
+  std::ofstream(matrix) << R"({"matrix_version": 1, "rows": [{"variant": "mutant-m", "exit": {"a": 0}}]})";
+  const auto survived = call({"--matrix", matrix, "--out", out});
+  CHECK(survived.first == 1);
+  CHECK(survived.second.find("mutant mutant-m survives") != std::string::npos);
+  for (const auto& p : {junk, s1, out, whole, matrix}) std::filesystem::remove(p);
 }
