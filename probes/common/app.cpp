@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -383,7 +384,6 @@ int app::impl::run(int argc, char** argv) {
 
   // Cases.
   case_list all;
-  std::set<std::string> seen;
   const auto admit = [&](case_list&& batch, std::optional<source_kind> kind, std::optional<std::uint64_t> fuzz_seed,
                          case_list& into) {
     for (auto& c : batch) {
@@ -397,7 +397,6 @@ int app::impl::run(int argc, char** argv) {
           throw std::logic_error("fuzz case " + c.id + " does not carry its seed in the id (use case_name::seed)");
       }
       if (c.source == source_kind::control) c.buggy = on_buggy::pass;
-      if (!seen.insert(c.id).second) throw std::logic_error("two cases share the id " + c.id);
       into.push_back(std::move(c));
     }
   };
@@ -421,6 +420,13 @@ int app::impl::run(int argc, char** argv) {
       }
     else if (fuzz_given && opt.fuzz > 0)
       throw usage_error("--fuzz: this probe has no fuzz generator");
+  }
+  {
+    // Views into `all`, which no longer grows here (a --case rerun below only adds ids no case has).
+    std::unordered_set<std::string_view> ids;
+    ids.reserve(all.size());
+    for (const auto& c : all)
+      if (!ids.insert(c.id).second) throw std::logic_error("two cases share the id " + c.id);
   }
 
   case_list chosen;

@@ -75,8 +75,8 @@ class case_name {
   operator std::string() const { return str(); }
 
  private:
-  std::string name_;
-  std::vector<std::pair<std::string, std::string>> kv_;
+  std::string text_;  // "name(k=v,k=v" so far: one buffer, built in place (ids are made per fuzz case)
+  bool has_fields_ = false;
 };
 
 // The key=value pairs of an id, in order; empty if the id is not of the form name(...).

@@ -1,6 +1,7 @@
 #include "probes/common/run.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace tp::probe {
 
@@ -145,15 +146,24 @@ void accumulate(variant_summary& s, const outcome& o) {
 fail_pass_table make_table(const run_record& r) {
   fail_pass_table t;
   for (const auto& v : r.variants) t.columns.push_back(v.name);
-  std::map<std::string, std::size_t> row_of;
+  // Views into r.cases; consecutive cases mostly share a row, so the last row is tried before the map.
+  std::unordered_map<std::string_view, std::size_t> row_of;
+  std::string_view last_row;
+  std::size_t last_index = 0;
   for (const auto& c : r.cases) {
-    const std::string row = c.group.empty() ? std::string(to_string(c.source)) : c.group;
-    auto [it, fresh] = row_of.try_emplace(row, t.rows.size());
-    if (fresh) {
-      t.rows.push_back(row);
-      t.cells.emplace_back(r.variants.size());
+    const std::string_view row = c.group.empty() ? to_string(c.source) : std::string_view(c.group);
+    std::size_t index = last_index;
+    if (t.rows.empty() || row != last_row) {
+      auto [it, fresh] = row_of.try_emplace(row, t.rows.size());
+      if (fresh) {
+        t.rows.emplace_back(row);
+        t.cells.emplace_back(r.variants.size());
+      }
+      index = it->second;
+      last_row = row;
+      last_index = index;
     }
-    auto& line = t.cells[it->second];
+    auto& line = t.cells[index];
     for (std::size_t v = 0; v < r.variants.size(); ++v) {
       ++line[v].total;
       line[v].passed += c.passed[v] ? 1 : 0;
