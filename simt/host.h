@@ -63,6 +63,18 @@ void poison_pattern(T* dst, std::size_t n) {
   }
 }
 
+// A one-line description of the device behind a backend, registered the same way (GPU translation units with the
+// runtime's device query; the CPU emulator with the host CPU).
+using device_describer = std::string (*)();
+inline device_describer& backend_describer(backend b) {
+  static device_describer describers[3] = {nullptr, nullptr, nullptr};
+  return describers[static_cast<int>(b)];
+}
+inline bool register_backend_describer(backend b, device_describer d) {
+  backend_describer(b) = d;
+  return true;
+}
+
 [[noreturn]] inline void bad_size(const char* what, std::size_t n, std::size_t size) {
   throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
                               " elements requested, buffer holds " + std::to_string(size));
@@ -75,8 +87,18 @@ inline bool backend_available(backend b) {
   return p && p();
 }
 
+// What runs the backend's kernels in this program: device name, compute capability or architecture, driver and
+// runtime versions for a GPU; the host CPU for the emulator. Says so when the backend is not built in or has no device.
+inline std::string device_description(backend b) {
+  if (auto d = detail::backend_describer(b)) return d();
+  return std::string(to_string(b)) + " backend not built into this program";
+}
+
 #if TP_BACKEND_CPU
 inline namespace cpu_backend {
+namespace cpu_detail {
+inline const bool describer_registered = ::tp::detail::register_backend_describer(backend::cpu, &cpu::host_description);
+}
 
 template <class... P, class... A>
 void launch(dims d, void (*kernel)(P...), A&&... args) {
@@ -156,6 +178,7 @@ class device_buffer {
     #define TP_GPU_H2D cudaMemcpyHostToDevice
     #define TP_GPU_D2H cudaMemcpyDeviceToHost
     using tp_gpu_error_t = cudaError_t;
+    using tp_gpu_device_prop = cudaDeviceProp;
   #else
     #define TP_GPU_API(name) hip##name
     #define TP_GPU_NS hip_backend
@@ -164,6 +187,7 @@ class device_buffer {
     #define TP_GPU_H2D hipMemcpyHostToDevice
     #define TP_GPU_D2H hipMemcpyDeviceToHost
     using tp_gpu_error_t = hipError_t;
+    using tp_gpu_device_prop = hipDeviceProp_t;
   #endif
 
 inline namespace TP_GPU_NS {
@@ -190,6 +214,46 @@ inline bool gpu_available() {
   return n > 0;
 }
 inline const bool gpu_probe_registered = ::tp::detail::register_backend_probe(TP_GPU_BACKEND, &gpu_available);
+
+inline std::string version_string(int v) {
+  #if TP_BACKEND_CUDA
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);  // major*1000 + minor*10
+  #else
+  return std::to_string(v / 10000000) + "." + std::to_string((v / 100000) % 100) + "." +
+         std::to_string(v % 100000);  // major*10^7 + minor*10^5 + patch
+  #endif
+}
+inline std::string gpu_description() {
+  int n = 0, dev = 0;
+  const tp_gpu_error_t e = TP_GPU_API(GetDeviceCount)(&n);
+  if (e != TP_GPU_SUCCESS || n == 0) {
+    (void)TP_GPU_API(GetLastError)();
+    return std::string(to_string(TP_GPU_BACKEND)) + ": no device (" +
+           (e != TP_GPU_SUCCESS ? std::string(TP_GPU_API(GetErrorName)(e)) : std::string("0 devices")) + ")";
+  }
+  (void)TP_GPU_API(GetDevice)(&dev);
+  tp_gpu_device_prop p{};
+  if (TP_GPU_API(GetDeviceProperties)(&p, dev) != TP_GPU_SUCCESS) {
+    (void)TP_GPU_API(GetLastError)();
+    return std::string(to_string(TP_GPU_BACKEND)) + " device " + std::to_string(dev) + ": properties unavailable";
+  }
+  int driver = 0, runtime = 0;
+  (void)TP_GPU_API(DriverGetVersion)(&driver);
+  (void)TP_GPU_API(RuntimeGetVersion)(&runtime);
+  std::string s = p.name;
+  #if TP_BACKEND_CUDA
+  s += " (compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor) + ", sm_" +
+       std::to_string(p.major * 10 + p.minor);
+  #else
+  s += std::string(" (") + p.gcnArchName;
+  #endif
+  s += ", " + std::to_string(p.multiProcessorCount) + " SMs/CUs, " +
+       std::to_string(p.totalGlobalMem >> 20) + " MiB; device " + std::to_string(dev) + " of " + std::to_string(n) +
+       "), driver API " + version_string(driver) + ", runtime " + version_string(runtime);
+  return s;
+}
+inline const bool gpu_describer_registered =
+    ::tp::detail::register_backend_describer(TP_GPU_BACKEND, &gpu_description);
 
 // The skew constants are per translation unit (no relocatable device code), so every TU registers its setter and
 // set_skew() reaches all of them.

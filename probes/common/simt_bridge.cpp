@@ -12,6 +12,7 @@
 
 namespace tp::probe {
 
+#if !defined(TP_PROBE_HAVE_SIMT)
 namespace {
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -24,6 +25,7 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 }  // namespace
+#endif
 
 #if defined(TP_PROBE_HAVE_SIMT)
 variant_provider default_variant_provider() {
@@ -40,11 +42,7 @@ backend_hooks default_backend_hooks() {
   };
   return backend_hooks{
       [parse](std::string_view b) { return tp::backend_available(parse(b)); },
-      [](std::string_view b) -> std::string {
-        // simt/ has no device-name query yet; the CPU emulator runs on the host CPU.
-        if (b == "cpu") return "CPU fiber emulator on " + cpu_model();
-        return std::string(b) + " device";
-      }};
+      [parse](std::string_view b) { return tp::device_description(parse(b)); }};
 }
 #else
 variant_provider default_variant_provider() {

@@ -57,6 +57,25 @@ const char* to_string(hazard_kind k) {
   return "?";
 }
 
+std::string host_description() {
+  std::string model = "an unknown CPU";
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "model name", 10) == 0) {
+        const char* colon = std::strchr(line, ':');
+        if (!colon) continue;
+        std::string m(colon + 1);
+        const auto first = m.find_first_not_of(" \t"), last = m.find_last_not_of(" \t\r\n");
+        if (first != std::string::npos) model = m.substr(first, last - first + 1);
+        break;
+      }
+    std::fclose(f);
+  }
+  const long threads = sysconf(_SC_NPROCESSORS_ONLN);
+  return "CPU fiber emulator on " + model + " (" + std::to_string(threads > 0 ? threads : 1) + " hardware threads)";
+}
+
 std::string describe(const hazard_pair& h) {
   auto site = [](const hazard_site& s) {
     return std::string(s.write ? "write" : "read") + " by warp " + std::to_string(s.warp) + " lane " +

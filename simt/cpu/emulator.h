@@ -82,6 +82,9 @@ struct shadow {
   void set_all(elem_state s);
 };
 
+// What runs CPU-backend kernels, for report environment blocks: "CPU fiber emulator on <model> (<n> hardware threads)".
+std::string host_description();
+
 // The type-erased launch tp::launch builds: `body(packed)` runs the kernel (function pointer and argument tuple
 // in `packed`) for the current thread. `kernel_name` (may be null) only labels error messages.
 using kernel_body = void (*)(void* packed);

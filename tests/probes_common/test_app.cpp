@@ -298,3 +298,16 @@ TEST_CASE("list-variants prints the family's variants on the selected backend an
   CHECK(hip.out.empty());
   CHECK(toy::run({"--list-variants", "--backend", "tpu"}, {}, false).code == 2);
 }
+
+TEST_CASE("The environment's device line comes from simt's device_description", "[app]") {
+  const auto hooks = tp::probe::default_backend_hooks();
+  REQUIRE(hooks.device_name);
+#if defined(TP_PROBE_TESTS_HAVE_SIMT)
+  CHECK(hooks.device_name("cpu").rfind("CPU fiber emulator on ", 0) == 0);
+  CHECK(hooks.device_name("cpu").find("hardware threads)") != std::string::npos);
+  // No HIP runtime is linked into this test, so simt says the backend is not built rather than naming a device.
+  CHECK(hooks.device_name("hip") == "hip backend not built into this program");
+#else
+  CHECK(hooks.device_name("cpu").rfind("CPU on ", 0) == 0);
+#endif
+}
