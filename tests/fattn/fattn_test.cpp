@@ -150,33 +150,41 @@ TEST_CASE("The 5% rounding keeps a loss of exactly 5% and refuses 6%") {
 
 TEST_CASE("Spec 5.4's ubatch table: blocks, fixup and whole/split tile counts at iter_k 6 on 96 blocks") {
   // ntiles_dst 16..256 as in spec 5.4 (there: ncols1 8 x ncols2 8 x 4 KV heads; here ncols 32 x 4 heads, the same
-  // tile counts), n_kv 192: iter_k 6.
-  struct row { int ntiles, blocks; api::fixup_kind fixup; int whole, split; };
-  const row want[] = {{16, 96, api::fixup_kind::uniform, 0, 16}, {32, 96, api::fixup_kind::uniform, 0, 32},
-                      {48, 96, api::fixup_kind::uniform, 0, 48}, {64, 96, api::fixup_kind::general, 0, 64},
-                      {128, 96, api::fixup_kind::general, 64, 64}, {256, 96, api::fixup_kind::general, 192, 64}};
+  // tile counts), n_kv 192: iter_k 6. Whole tiles by the partition rule: a tile is whole iff it lies inside one
+  // block's unit range [b*U/G, (b+1)*U/G); the kernel runs that rule, as the scaled run below shows.
+  auto whole_by_rule = [](const api::launch_plan& p) {
+    int whole = 0;
+    for (long long t = 0; t < p.ntiles; ++t) {
+      const long long b = t * p.iter_k * p.blocks / p.units;  // the block owning the tile's first unit
+      whole += b * p.units / p.blocks <= t * p.iter_k && (b + 1) * p.units / p.blocks >= (t + 1) * p.iter_k;
+    }
+    return whole;
+  };
+  struct row { int ntiles, blocks; api::fixup_kind fixup; int whole; };
+  const row want[] = {{16, 96, api::fixup_kind::uniform, 0},   {32, 96, api::fixup_kind::uniform, 0},
+                      {48, 96, api::fixup_kind::uniform, 0},   {64, 96, api::fixup_kind::general, 0},
+                      {128, 96, api::fixup_kind::general, 64}, {256, 96, api::fixup_kind::general, 192}};
   for (const row& w : want) {
     INFO("ntiles " << w.ntiles);
-    const int n_q = w.ntiles / 4 * 32;
-    const auto lp = plan_of("rdna-d256-ncols32", n_q, 6 * 32, 4, 96);
+    const auto lp = plan_of("rdna-d256-ncols32", w.ntiles / 4 * 32, 6 * 32, 4, 96);
     CHECK(lp.ntiles == w.ntiles);
     CHECK(lp.blocks == w.blocks);
     CHECK(lp.fixup == w.fixup);
+    CHECK(whole_by_rule(lp) == w.whole);  // split = ntiles - whole
   }
   // The spec's aside for 16 tiles: with iter_k 4 there are only 64 units, so 64 blocks (still uniform).
   const auto lp = plan_of("rdna-d256-ncols32", 4 * 32, 4 * 32, 4, 96);
   CHECK(lp.blocks == 64);
   CHECK(lp.fixup == api::fixup_kind::uniform);
-  // Whole/split tile counts from the kernel's own segment log for the 128-tile row (the smallest with both kinds);
-  // D128 keeps the run short: 128 tiles of 64 columns = 2 heads x 4096 queries, iter_k 6 (256 tiles would be 192 whole
-  // and 64 split by the same rule: a tile is whole iff it lies inside one block's [8b, 8b+8) unit range).
-  sized_problem sp(config("rdna-d128-ncols64"), 64 * 64, 6 * 32, 2);
-  const auto r = variant("fixed").run(config("rdna-d128-ncols64"), sp.p, api::device_model{96, 1, true},
+  // The 128-tile row's pattern (4 tiles per 3 blocks), scaled down so the emulator runs it quickly: 4 tiles x 6 KV
+  // batches on 3 blocks, [0,8) [8,16) [16,24): tiles 0 and 3 whole, 1 and 2 split, from the kernel's segment log.
+  sized_problem sp(config("rdna-d128-ncols64"), 64, 6 * 32, 4);
+  const auto r = variant("fixed").run(config("rdna-d128-ncols64"), sp.p, api::device_model{3, 1, true},
                                       api::run_options{.with_tail_merge = false});
-  CHECK(r.plan.ntiles == 128);
-  CHECK(r.plan.blocks == 96);
+  CHECK(r.plan.blocks == 3);
   CHECK(r.plan.fixup == api::fixup_kind::general);
-  CHECK(whole_split(r) == std::pair<int, int>{64, 64});
+  CHECK(whole_split(r) == std::pair<int, int>{2, 2});
+  CHECK(whole_by_rule(r.plan) == 2);
 }
 
 TEST_CASE("The stream-k kernel splits 5 tiles x 2 KV batches over 4 blocks into the hand-derived segments") {
