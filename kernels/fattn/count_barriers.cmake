@@ -1,0 +1,25 @@
+# cmake -P helper: counts s_barrier in one kernel of two disassemblies and requires MORE > FEWER.
+#   -DFEWER=upstream.s -DMORE=fixed.s -DKERNEL=<mangled name without the variant namespace, e.g. 18flash_attn_...E>
+# Kernels are found by the suffix of their symbol, since the variant namespace (tpv_fattn_<variant>_hip) differs.
+function(count_in asm out)
+  if(NOT EXISTS ${asm})
+    message(FATAL_ERROR "${asm} does not exist (build target tp_amdgpu_fattn first)")
+  endif()
+  file(READ ${asm} text)
+  string(FIND "${text}" "${KERNEL}>:" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "no kernel ...${KERNEL} in ${asm}")
+  endif()
+  string(SUBSTRING "${text}" ${at} -1 text)
+  string(FIND "${text}" "\n\n" end)  # llvm-objdump ends each symbol's listing with a blank line
+  string(SUBSTRING "${text}" 0 ${end} text)
+  string(REGEX MATCHALL "s_barrier" hits "${text}")
+  list(LENGTH hits n)
+  set(${out} ${n} PARENT_SCOPE)
+endfunction()
+count_in(${FEWER} n_fewer)
+count_in(${MORE} n_more)
+message(STATUS "s_barrier in ${KERNEL}: ${n_fewer} in ${FEWER}, ${n_more} in ${MORE}")
+if(NOT n_more GREATER n_fewer)
+  message(FATAL_ERROR "expected more s_barrier in ${MORE} (${n_more}) than in ${FEWER} (${n_fewer})")
+endif()
