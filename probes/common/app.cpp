@@ -1,6 +1,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +48,56 @@ std::string shell_quote(const std::string& s) {
     else out += c;
   }
   return out + "'";
+}
+
+// --skew MASK:CYCLES: a hex warp mask (0x optional, nonzero) and a decimal spin count in clock cycles (nonzero).
+std::optional<std::pair<unsigned, unsigned>> parse_skew(const std::string& s) {
+  const auto colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return std::nullopt;
+  std::string mask = s.substr(0, colon);
+  const std::string cycles = s.substr(colon + 1);
+  if (mask.size() > 2 && mask[0] == '0' && (mask[1] == 'x' || mask[1] == 'X')) mask = mask.substr(2);
+  if (mask.empty() || mask.size() > 8 || mask.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return std::nullopt;
+  if (cycles.size() > 10 || cycles.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const unsigned long m = std::stoul(mask, nullptr, 16);
+  const unsigned long long c = std::stoull(cycles);
+  if (m == 0 || c == 0 || c > 0xFFFFFFFFull) return std::nullopt;
+  return std::pair<unsigned, unsigned>{unsigned(m), unsigned(c)};
+}
+
+bool on_path(const std::string& exe) {
+  const char* path = std::getenv("PATH");
+  const std::string p = path ? path : "";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    std::size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    const std::string dir = p.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/" + exe).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The command line without --sanitize (both `--sanitize T` and `--sanitize=T`), with argv[0] made absolute so
+// compute-sanitizer finds the same executable however it was started.
+std::vector<std::string> without_sanitize(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--sanitize") {
+      ++i;
+      continue;
+    }
+    if (argv[i].rfind("--sanitize=", 0) == 0) continue;
+    out.push_back(argv[i]);
+  }
+  if (!out.empty()) {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) out[0].assign(self, std::size_t(n));
+  }
+  return out;
 }
 
 // A one-line progress indicator on stderr, only when stderr is a terminal and the run has taken over a second.
@@ -97,7 +149,7 @@ struct app::impl {
   options opt;
   // Raw option values, interpreted after parsing so every error is one clear line.
   std::vector<std::string> variant_arg, buggy_arg, fixed_arg, fixture_arg, report_arg;
-  std::string expect_arg = "fail-pass", shard_arg = "1/1", seed_arg, out_arg;
+  std::string expect_arg = "fail-pass", shard_arg = "1/1", seed_arg, out_arg, skew_arg;
   std::map<report_format, std::string> out_per_format;
   bool fuzz_given = false;
 
@@ -188,6 +240,11 @@ void app::impl::add_common_options() {
   cli.add_flag("--bench", opt.bench, "measure and print cases/s per variant");
   cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
   cli.add_option("--shrink-budget", opt.shrink_budget, "candidate runs per shrunk failure")->capture_default_str();
+  cli.add_option("--skew", skew_arg,
+                 "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) for "
+                 "CYCLES clock cycles at every skew point of the kernels, to make races show");
+  cli.add_option("--sanitize", opt.sanitize,
+                 "CUDA only: re-run this command under compute-sanitizer: racecheck, initcheck, memcheck or synccheck");
 }
 
 void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out) {
@@ -235,6 +292,10 @@ int app::main(int argc, char** argv) {
   } catch (const std::logic_error& e) {
     std::cerr << impl_->name << ": probe defect: " << e.what() << '\n';
     return 1;
+  } catch (const std::exception& e) {
+    // A device call outside any case (setting the skew) failed: the run did not happen as asked.
+    std::cerr << impl_->name << ": error: " << e.what() << '\n';
+    return 1;
   }
 }
 
@@ -257,6 +318,29 @@ int app::impl::run(int argc, char** argv) {
   // Usage checks first: nothing runs unless the whole command line makes sense.
   if (opt.backend != "cpu" && opt.backend != "cuda" && opt.backend != "hip")
     throw usage_error("--backend '" + opt.backend + "': unknown backend (expected cpu, cuda or hip)");
+  if (!skew_arg.empty()) {
+    opt.skew = parse_skew(skew_arg);
+    if (!opt.skew)
+      throw usage_error("--skew '" + skew_arg +
+                        "': expected MASK:CYCLES, a nonzero hex warp mask and a nonzero 32-bit cycle count "
+                        "(e.g. 0x5:20000)");
+    if (opt.backend == "cpu")
+      throw usage_error("--skew is for --backend cuda; the CPU backend orders warps by its scheduling policies "
+                        "instead (in_order, reverse, random, adversarial: the sched= field of a case id, chosen with "
+                        "--case, e.g. --case '*sched=adversarial*')");
+    if (opt.backend != "cuda") throw usage_error("--skew is for --backend cuda only (no skew point on " + opt.backend + ")");
+  }
+  if (!opt.sanitize.empty()) {
+    if (opt.sanitize != "racecheck" && opt.sanitize != "initcheck" && opt.sanitize != "memcheck" &&
+        opt.sanitize != "synccheck")
+      throw usage_error("--sanitize '" + opt.sanitize + "': expected racecheck, initcheck, memcheck or synccheck");
+    if (opt.backend != "cuda")
+      throw usage_error("--sanitize runs NVIDIA compute-sanitizer: only with --backend cuda (on cpu the emulator's "
+                        "hazard detector and written-bit tracking give this evidence)");
+    if (!on_path("compute-sanitizer"))
+      throw usage_error("--sanitize " + opt.sanitize +
+                        ": compute-sanitizer is not on PATH (it ships in the CUDA toolkit's bin/)");
+  }
   if (opt.list_variants) {
     // Scripts enumerate variants with this (ci/mutation-matrix), so it depends on nothing but --backend.
     const auto registry = provider_set ? provider(family) : default_variant_provider()(family);
@@ -381,6 +465,15 @@ int app::impl::run(int argc, char** argv) {
   }
   if (!hook.available || !hook.available(opt.backend))
     throw backend_unavailable("backend " + opt.backend + " is not available on this machine (no device or driver)");
+  if (!opt.sanitize.empty()) {
+    if (!hook.run_under_sanitizer) throw usage_error("--sanitize: this probe was built without the CUDA backend");
+    // Does not return when it execs; the child runs the same command without --sanitize.
+    hook.run_under_sanitizer(opt.sanitize, without_sanitize(opt.command_line));
+  }
+  if (opt.skew) {
+    if (!hook.set_skew) throw usage_error("--skew: this probe was built without the CUDA backend");
+    hook.set_skew(opt.skew->first, opt.skew->second);
+  }
 
   // Cases.
   case_list all;
@@ -578,6 +671,11 @@ int app::impl::run(int argc, char** argv) {
   rec.environment.emplace_back("probe", name);
   rec.environment.emplace_back("backend", opt.backend);
   rec.environment.emplace_back("device", hook.device_name ? hook.device_name(opt.backend) : "unknown");
+  if (opt.skew)
+    rec.environment.emplace_back("skew", fmt::format("warp mask 0x{:x}, {} cycles at each skew point", opt.skew->first,
+                                                     opt.skew->second));
+  if (hook.sanitizer)
+    if (const auto tool = hook.sanitizer(); !tool.empty()) rec.environment.emplace_back("sanitizer", tool);
   for (auto& e : build_environment()) rec.environment.push_back(std::move(e));
   for (const auto& e : extra_env) rec.environment.push_back(e);
 

@@ -10,9 +10,11 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "probes/common/case.h"
@@ -57,6 +59,12 @@ using variant_provider = std::function<std::vector<registered_variant>(std::stri
 struct backend_hooks {
   std::function<bool(std::string_view backend)> available;
   std::function<std::string(std::string_view backend)> device_name;
+  // --skew MASK:CYCLES on CUDA: tp::set_skew (simt/host.h) in every CUDA translation unit; empty when not built.
+  std::function<void(unsigned warp_mask, unsigned cycles)> set_skew = {};
+  // --sanitize TOOL: re-execute `args` (argv without --sanitize) under compute-sanitizer; does not return when it
+  // execs. `sanitizer` names the tool this process already runs under ("" when none), for the environment block.
+  std::function<void(const std::string& tool, const std::vector<std::string>& args)> run_under_sanitizer = {};
+  std::function<std::string()> sanitizer = {};
 };
 
 // The common options after parsing; valid inside sources, runners and shrinkers.
@@ -74,6 +82,8 @@ struct options {
   bool list_cases = false, list_variants = false, bench = false, shrink = true;
   unsigned shrink_budget = 200;          // runs of candidate cases per shrunk failure
   std::vector<std::string> command_line; // argv as given, for the reproduce line
+  std::optional<std::pair<unsigned, unsigned>> skew;  // --skew: warp mask, spin cycles (CUDA only)
+  std::string sanitize;                  // --sanitize tool (CUDA only; the run itself happens in the re-executed child)
 };
 
 class app {

@@ -7,10 +7,17 @@
 
 #if defined(TP_PROBE_HAVE_SIMT)
 #include "simt/host.h"
+#include "simt/cuda/sanitizer.h"
 #include "simt/registry.h"
 #endif
 
 namespace tp::probe {
+
+#if defined(TP_PROBE_HAVE_CUDA)
+namespace detail {
+void cuda_set_skew(unsigned warp_mask, unsigned cycles);  // cuda_skew.cu (nvcc)
+}
+#endif
 
 #if !defined(TP_PROBE_HAVE_SIMT)
 namespace {
@@ -40,9 +47,20 @@ backend_hooks default_backend_hooks() {
   const auto parse = [](std::string_view b) {
     return b == "cuda" ? tp::backend::cuda : b == "hip" ? tp::backend::hip : tp::backend::cpu;
   };
-  return backend_hooks{
-      [parse](std::string_view b) { return tp::backend_available(parse(b)); },
-      [parse](std::string_view b) { return tp::device_description(parse(b)); }};
+  backend_hooks h{[parse](std::string_view b) { return tp::backend_available(parse(b)); },
+                  [parse](std::string_view b) { return tp::device_description(parse(b)); }};
+#if defined(TP_PROBE_HAVE_CUDA)
+  h.set_skew = [](unsigned warp_mask, unsigned cycles) { detail::cuda_set_skew(warp_mask, cycles); };
+  h.run_under_sanitizer = [](const std::string& tool, const std::vector<std::string>& args) {
+    std::vector<std::string> storage = args;
+    std::vector<char*> argv;
+    for (auto& a : storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    tp::cuda::reexec_under_sanitizer(tool, int(storage.size()), argv.data());
+  };
+#endif
+  h.sanitizer = [] { return tp::cuda::running_under_sanitizer(); };
+  return h;
 }
 #else
 variant_provider default_variant_provider() {

@@ -311,3 +311,80 @@ TEST_CASE("The environment's device line comes from simt's device_description", 
   CHECK(hooks.device_name("cpu").rfind("CPU on ", 0) == 0);
 #endif
 }
+
+TEST_CASE("A malformed --skew, or --skew off CUDA, exits 2 and names the CPU backend's scheduling policies", "[app][gpu]") {
+  require_usage_error({"--backend", "cuda", "--skew", "5"}, "--skew '5': expected MASK:CYCLES");
+  require_usage_error({"--backend", "cuda", "--skew", "0x0:100"}, "--skew '0x0:100'");
+  require_usage_error({"--backend", "cuda", "--skew", "0x1:0"}, "--skew '0x1:0'");
+  require_usage_error({"--backend", "cuda", "--skew", "zz:100"}, "--skew 'zz:100'");
+  require_usage_error({"--backend", "cuda", "--skew", "0x1:-5"}, "--skew '0x1:-5'");
+  require_usage_error({"--backend", "cuda", "--skew", "0x1:4294967296"}, "--skew '0x1:4294967296'");
+  require_usage_error({"--skew", "0x1:1000"}, "the CPU backend orders warps by its scheduling policies");
+  require_usage_error({"--backend", "hip", "--skew", "0x1:1000"}, "--skew is for --backend cuda only");
+}
+
+TEST_CASE("--skew on CUDA sets the mask and cycles before any case runs and the environment records it", "[app][gpu]") {
+  std::vector<std::pair<unsigned, unsigned>> seen;
+  toy::config gpu;
+  gpu.gpu_available = true;
+  gpu.skews_set = &seen;
+  const auto r = toy::run({"--backend", "cuda", "--skew", "0xA:20000"}, gpu);
+  REQUIRE(r.code == 0);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::pair<unsigned, unsigned>{0xA, 20000});
+  bool found = false;
+  for (const auto& e : r.report.at("environment"))
+    if (e.dump().find("warp mask 0xa, 20000 cycles") != std::string::npos) found = true;
+  CHECK(found);
+  // Without the hook (a probe built without nvcc) the option is refused rather than ignored.
+  toy::config no_hook;
+  no_hook.gpu_available = true;
+  const auto refused = toy::run({"--backend", "cuda", "--skew", "0xA:20000"}, no_hook);
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("built without the CUDA backend") != std::string::npos);
+}
+
+TEST_CASE("--sanitize takes four tools, only on CUDA, and needs compute-sanitizer on PATH", "[app][gpu]") {
+  require_usage_error({"--sanitize", "racecheck"}, "only with --backend cuda");
+  require_usage_error({"--backend", "cuda", "--sanitize", "leakcheck"}, "--sanitize 'leakcheck': expected racecheck");
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path ? old_path : "";
+  const std::string empty_dir = toy::temp_path("empty-path");
+  std::filesystem::create_directory(empty_dir);
+  setenv("PATH", empty_dir.c_str(), 1);
+  const auto r = toy::run({"--backend", "cuda", "--sanitize", "initcheck"}, {}, false);
+  setenv("PATH", saved.c_str(), 1);
+  std::filesystem::remove(empty_dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("compute-sanitizer is not on PATH") != std::string::npos);
+}
+
+TEST_CASE("--sanitize re-executes the same command without --sanitize", "[app][gpu]") {
+  // A stand-in compute-sanitizer on PATH gets past the PATH check; the recording hook stands in for the exec.
+  const std::string dir = toy::temp_path("fake-cuda-bin");
+  std::filesystem::create_directory(dir);
+  const std::string fake = dir + "/compute-sanitizer";
+  std::ofstream(fake) << "#!/bin/sh\nexit 0\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path ? old_path : "";
+  setenv("PATH", (dir + ":" + saved).c_str(), 1);
+  for (const auto& form : {std::vector<std::string>{"--sanitize", "racecheck"}, {"--sanitize=racecheck"}}) {
+    std::vector<std::string> seen;
+    toy::config gpu;
+    gpu.gpu_available = true;
+    gpu.sanitizer_args = &seen;
+    std::vector<std::string> args{"--backend", "cuda"};
+    args.insert(args.end(), form.begin(), form.end());
+    args.insert(args.end(), {"--variant", "fixed", "--expect", "pass"});
+    const auto r = toy::run(args, gpu, false);
+    CHECK(r.code == 0);
+    REQUIRE(seen.size() == 8);
+    CHECK(seen[0] == "racecheck");
+    CHECK(std::filesystem::path(seen[1]).is_absolute());
+    CHECK(std::vector<std::string>(seen.begin() + 2, seen.end()) ==
+          std::vector<std::string>{"--backend", "cuda", "--variant", "fixed", "--expect", "pass"});
+  }
+  setenv("PATH", saved.c_str(), 1);
+  std::filesystem::remove_all(dir);
+}

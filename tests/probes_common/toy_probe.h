@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "probes/common/probe.h"
@@ -47,6 +48,8 @@ struct config {
   std::vector<std::size_t>* batch_sizes_seen = nullptr;
   bool with_fixture = true;
   bool gpu_available = false;      // what the backend hook says about cuda
+  std::vector<std::pair<unsigned, unsigned>>* skews_set = nullptr;  // set: a set_skew hook records its calls here
+  std::vector<std::string>* sanitizer_args = nullptr;  // set: a run_under_sanitizer hook records tool, then argv
   // The adversarial source also declares one of its cases `control` (as a sweep with clean points does); with
   // control_fails_upstream that case holds a 3, so upstream fails a control case.
   bool control_in_adversarial = false, control_fails_upstream = false;
@@ -68,8 +71,17 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     v.push_back({"toy", "fixed", "cuda", &fixed_ops});
     return v;
   });
-  a.use_backend_hooks({[gpu = cfg.gpu_available](std::string_view b) { return b == "cpu" || gpu; },
-                       [](std::string_view b) { return std::string("toy ") + std::string(b); }});
+  backend_hooks hooks{[gpu = cfg.gpu_available](std::string_view b) { return b == "cpu" || gpu; },
+                      [](std::string_view b) { return std::string("toy ") + std::string(b); }};
+  if (cfg.skews_set)
+    hooks.set_skew = [seen = cfg.skews_set](unsigned mask, unsigned cycles) { seen->emplace_back(mask, cycles); };
+  if (cfg.sanitizer_args)
+    // Records instead of exec'ing, so the run goes on in-process as the re-executed child would.
+    hooks.run_under_sanitizer = [seen = cfg.sanitizer_args](const std::string& tool, const std::vector<std::string>& args) {
+      seen->push_back(tool);
+      seen->insert(seen->end(), args.begin(), args.end());
+    };
+  a.use_backend_hooks(hooks);
   const auto make = [](const list& l, std::string src) {
     return case_def{.id = case_name("toy")("v", join(l))("src", src), .payload = l};
   };
