@@ -94,6 +94,14 @@ inline std::string device_description(backend b) {
   return std::string(to_string(b)) + " backend not built into this program";
 }
 
+// device_buffer<T>(n, tp::uninitialised): on a GPU, allocation only, no host write (compute-sanitizer initcheck then
+// sees every element uninitialised until a kernel stores it); on the CPU backend the same as device_buffer<T>(n),
+// whose elements are poisoned and never-written anyway.
+struct uninitialised_t {
+  explicit uninitialised_t() = default;
+};
+inline constexpr uninitialised_t uninitialised{};
+
 #if TP_BACKEND_CPU
 inline namespace cpu_backend {
 namespace cpu_detail {
@@ -125,6 +133,7 @@ class device_buffer {
     sh_->reset(data_.get(), sizeof(T), n_, elem_state::never_written);
     detail::poison_pattern(data_.get(), n_);
   }
+  device_buffer(std::size_t n, uninitialised_t) : device_buffer(n) {}
   std::size_t size() const { return n_; }
 
   void upload(const T* src, std::size_t n) {
@@ -295,6 +304,11 @@ class device_buffer {
     gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
     d_ = static_cast<T*>(p);
     poison();
+  }
+  device_buffer(std::size_t n, uninitialised_t) : n_(n) {
+    void* p = nullptr;
+    gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
+    d_ = static_cast<T*>(p);
   }
   ~device_buffer() {
     if (d_) (void)TP_GPU_API(Free)(d_);

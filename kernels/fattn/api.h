@@ -122,6 +122,10 @@ struct run_result {
 
 struct run_options {
   bool with_tail_merge = true;   // run the tail pass and k_flash_attn_ext_tail_partials_merge
+  // Upstream memsets the body's dst_final_meta before the body pass. false: no host write at all (CPU: the buffer
+  // stays poisoned and never-written; GPU: allocated only, so compute-sanitizer initcheck flags reads of rows no
+  // kernel stored, and what those reads return is undefined).
+  bool memset_body_meta = true;
 };
 
 // Entry points of one variant. All throw std::invalid_argument on a bad problem (sizes), and the backend's

@@ -120,8 +120,11 @@ struct body_buffers {
   tp::device_buffer<int> seg_log;
   int seg_cap;
   body_buffers(std::size_t q, std::size_t k, std::size_t v, std::size_t rows, std::size_t dv, std::size_t slots,
-               int blocks, int seg_cap)
-      : Q(q), K(k), V(v), dst(rows * dv), final_meta(rows * 2), fix_meta(2 * slots * 2), fix_data(slots * dv),
+               int blocks, int seg_cap, bool meta_uninitialised = false)
+      : Q(q), K(k), V(v), dst(rows * dv),
+        final_meta(meta_uninitialised ? tp::device_buffer<float>(rows * 2, tp::uninitialised)
+                                      : tp::device_buffer<float>(rows * 2)),
+        fix_meta(2 * slots * 2), fix_data(slots * dv),
         seg_log(std::size_t(blocks) * seg_cap * 5), seg_cap(seg_cap) {
     seg_log.fill(-1);
   }
@@ -172,13 +175,13 @@ void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::
 }
 
 template <class C>
-body_buffers make_buffers(const problem& p, std::size_t slots, int blocks, int seg_cap) {
+body_buffers make_buffers(const problem& p, std::size_t slots, int blocks, int seg_cap, bool memset_meta = true) {
   const std::size_t rows = std::size_t(p.n_head) * p.n_q;
-  body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots, blocks, seg_cap);
+  body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots, blocks, seg_cap, !memset_meta);
   bb.Q.upload(p.q.data(), p.q.size());
   bb.K.upload(p.k_body.data(), p.k_body.size());
   bb.V.upload(p.v_body.data(), p.v_body.size());
-  bb.final_meta.fill(0.0f);  // the memset before the body pass (fattn-tail.cuh)
+  if (memset_meta) bb.final_meta.fill(0.0f);  // the memset before the body pass (fattn-tail.cuh)
   return bb;
 }
 
@@ -190,7 +193,8 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     r.plan = plan(config, p, dev);
     r.tile_blocks = blocks_per_tile(r.plan);
     const launch_plan& lp = r.plan;
-    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp));
+    body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp),
+                                      opt.memset_body_meta);
     const fattn_args a = bb.args(p, lp);
     TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a);
     if (lp.fixup == fixup_kind::uniform)
