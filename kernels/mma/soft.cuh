@@ -59,10 +59,45 @@ TP_HOST_DEVICE double minifloat_value(uint32_t bits, int ebits, int mbits, bool 
   return sign ? -mag : mag;
 }
 
-struct dec_f16  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value(b, 5, 10, true); } };
-struct dec_bf16 { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value(b, 8, 7, true); } };
-struct dec_fp8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value(b, 4, 3, false); } };
-struct dec_bf8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value(b, 5, 2, true); } };
+// The same values as minifloat_value, faster: normal numbers are built as fp64 bits (1.m x 2^(e-bias) re-biased;
+// exact), zero/subnormals and specials take minifloat_value itself, so those bits (NaN payloads included) agree.
+template <int EBits, int MBits, bool IeeeSpecials>
+TP_HOST_DEVICE double minifloat_value_fast(uint32_t bits) {
+  constexpr uint32_t emax = (1u << EBits) - 1u, mmax = (1u << MBits) - 1u;
+  constexpr int bias = (1 << (EBits - 1)) - 1;
+  const uint32_t e = (bits >> MBits) & emax, m = bits & mmax;
+  const bool special = IeeeSpecials ? e == emax : (e == emax && m == mmax);
+  if (e == 0 || special) return minifloat_value(bits, EBits, MBits, IeeeSpecials);
+  const uint64_t sign = uint64_t((bits >> (EBits + MBits)) & 1u) << 63;
+  return double_from_bits(sign | (uint64_t(int(e) - bias + 1023) << 52) | (uint64_t(m) << (52 - MBits)));
+}
+
+#if TP_BACKEND_CPU
+// 8-bit formats on the emulator: one load from a table filled by minifloat_value (identical by construction).
+template <int EBits, int MBits, bool IeeeSpecials>
+struct minifloat8_table {
+  double v[256];
+  minifloat8_table() {
+    for (uint32_t b = 0; b < 256; ++b) v[b] = minifloat_value(b, EBits, MBits, IeeeSpecials);
+  }
+};
+template <int EBits, int MBits, bool IeeeSpecials>
+inline const minifloat8_table<EBits, MBits, IeeeSpecials> minifloat8_values{};
+#endif
+
+template <int EBits, int MBits, bool IeeeSpecials>
+TP_HOST_DEVICE double minifloat8_value(uint32_t bits) {
+#if TP_BACKEND_CPU
+  return minifloat8_values<EBits, MBits, IeeeSpecials>.v[bits & 0xffu];
+#else
+  return minifloat_value_fast<EBits, MBits, IeeeSpecials>(bits);
+#endif
+}
+
+struct dec_f16  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value_fast<5, 10, true>(b); } };
+struct dec_bf16 { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value_fast<8, 7, true>(b); } };
+struct dec_fp8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat8_value<4, 3, false>(b); } };
+struct dec_bf8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat8_value<5, 2, true>(b); } };
 
 template <unsigned Bits, bool Signed>
 TP_HOST_DEVICE int64_t int_value(uint32_t raw) {
@@ -75,10 +110,11 @@ struct int_ops {
   using acc_t = int64_t;
   using out_t = int32_t;
   static constexpr unsigned a_bits = Bits, b_bits = Bits;
+  using val_t = int64_t;
   static TP_HOST_DEVICE acc_t from_c(int32_t c) { return c; }
-  static TP_HOST_DEVICE acc_t add(acc_t acc, uint32_t ra, uint32_t rb) {
-    return acc + int_value<Bits, SignedA>(ra) * int_value<Bits, SignedB>(rb);
-  }
+  static TP_HOST_DEVICE val_t a_value(uint32_t ra) { return int_value<Bits, SignedA>(ra); }
+  static TP_HOST_DEVICE val_t b_value(uint32_t rb) { return int_value<Bits, SignedB>(rb); }
+  static TP_HOST_DEVICE acc_t add(acc_t acc, val_t a, val_t b) { return acc + a * b; }
   static TP_HOST_DEVICE int32_t finish(acc_t acc) {
     if (Clamp) {
       if (acc > int64_t(2147483647)) return 2147483647;
@@ -94,8 +130,11 @@ struct float_ops {
   using acc_t = double;
   using out_t = float;
   static constexpr unsigned a_bits = Bits, b_bits = Bits;
+  using val_t = double;
   static TP_HOST_DEVICE acc_t from_c(float c) { return double(c); }
-  static TP_HOST_DEVICE acc_t add(acc_t acc, uint32_t ra, uint32_t rb) { return acc + DecA::value(ra) * DecB::value(rb); }
+  static TP_HOST_DEVICE val_t a_value(uint32_t ra) { return DecA::value(ra); }
+  static TP_HOST_DEVICE val_t b_value(uint32_t rb) { return DecB::value(rb); }
+  static TP_HOST_DEVICE acc_t add(acc_t acc, val_t a, val_t b) { return acc + a * b; }
   static TP_HOST_DEVICE float finish(acc_t acc) { return float(acc); }
 };
 
@@ -204,6 +243,16 @@ TP_DEVICE unsigned wave_base() {
   return lane_id() - lane_id() % L::wave;
 }
 
+// Every output of a lane uses only its own column j of B, so that column is decoded once up front; each A element
+// of the lane's rows is used once and decoded where it is used. Accumulation order is unchanged (ascending g, s).
+template <class L, class Ops, class Lanes>
+TP_DEVICE void decode_b_column(const Lanes& all, unsigned base, unsigned j, typename Ops::val_t (&bcol)[L::K]) {
+  for (unsigned k = 0; k < L::K; ++k) {
+    const bitloc bl = L::b(k, j);
+    bcol[k] = Ops::b_value(field(all.lane[base + bl.lane].b[bl.reg], bl.bit, Ops::b_bits));
+  }
+}
+
 // idx_shift: first bit of the selected index bits (16 * index_key on gfx12 K=32; the set offset on gfx9).
 template <class L, class Ops, class AIn, class BIn, class CIn>
 TP_DEVICE CIn sparse_op(const AIn& a, const BIn& b, const CIn& c, int32_t index, unsigned idx_shift) {
@@ -215,6 +264,8 @@ TP_DEVICE CIn sparse_op(const AIn& a, const BIn& b, const CIn& c, int32_t index,
   const unsigned base = wave_base<L>();
   const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = warp_allgather(mine);
   const unsigned l = lane_id() - base, j = l & 15u;
+  typename Ops::val_t bcol[L::K];
+  decode_b_column<L, Ops>(all, base, j, bcol);
   CIn d;
   for (unsigned r = 0; r < L::d_regs; ++r) {
     const unsigned i = L::row(l, r);
@@ -226,9 +277,7 @@ TP_DEVICE CIn sparse_op(const AIn& a, const BIn& b, const CIn& c, int32_t index,
         const bitloc al = L::a(i, g, s);
         const uint32_t ra = field(all.lane[base + al.lane].a[al.reg], al.bit, Ops::a_bits);
         const unsigned k = 4 * g + ((nibble >> (2 * s)) & 3u);
-        const bitloc bl = L::b(k, j);
-        const uint32_t rb = field(all.lane[base + bl.lane].b[bl.reg], bl.bit, Ops::b_bits);
-        acc = Ops::add(acc, ra, rb);
+        acc = Ops::add(acc, Ops::a_value(ra), bcol[k]);
       }
     }
     d.v[r] = Ops::finish(acc);
@@ -246,14 +295,15 @@ TP_DEVICE CIn dense_op(const AIn& a, const BIn& b, const CIn& c) {
   const unsigned base = wave_base<L>();
   const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = warp_allgather(mine);
   const unsigned l = lane_id() - base, j = l & 15u;
+  typename Ops::val_t bcol[L::K];
+  decode_b_column<L, Ops>(all, base, j, bcol);
   CIn d;
   for (unsigned r = 0; r < L::d_regs; ++r) {
     const unsigned i = L::row(l, r);
     typename Ops::acc_t acc = Ops::from_c(c.v[r]);
     for (unsigned k = 0; k < L::K; ++k) {
-      const bitloc al = L::a(i, k), bl = L::b(k, j);
-      acc = Ops::add(acc, field(all.lane[base + al.lane].a[al.reg], al.bit, Ops::a_bits),
-                     field(all.lane[base + bl.lane].b[bl.reg], bl.bit, Ops::b_bits));
+      const bitloc al = L::a(i, k);
+      acc = Ops::add(acc, Ops::a_value(field(all.lane[base + al.lane].a[al.reg], al.bit, Ops::a_bits)), bcol[k]);
     }
     d.v[r] = Ops::finish(acc);
   }

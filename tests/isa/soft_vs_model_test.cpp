@@ -221,3 +221,22 @@ TEST_CASE("The differential check notices a wrong index_key, flag or layout", "[
   const isa::wave_regs as_iu8 = isa::execute(instr::swmmac_i32_16x16x32_iu8, a8, b8, o.c, o.index, {});
   CHECK(std::vector<std::uint32_t>(as_iu8.words().begin(), as_iu8.words().end()) != got);
 }
+
+// The fast decoders (fp64 bits built directly, 8-bit tables) must give exactly minifloat_value's bits for every
+// encoding, NaN payloads and signed zeros included: the ops above only see the values random registers reach.
+TEST_CASE("Fast minifloat decoders equal the generic decoder bit for bit on every encoding", "[isa][soft]") {
+  namespace d = tp::mma::detail;
+  auto same = [](double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); };
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    INFO("bits " << b);
+    REQUIRE(same(d::dec_f16::value(b), d::minifloat_value(b, 5, 10, true)));
+    REQUIRE(same(d::dec_bf16::value(b), d::minifloat_value(b, 8, 7, true)));
+  }
+  for (std::uint32_t b = 0; b < 256; ++b) {
+    INFO("bits " << b);
+    REQUIRE(same(d::dec_fp8::value(b), d::minifloat_value(b, 4, 3, false)));
+    REQUIRE(same(d::dec_bf8::value(b), d::minifloat_value(b, 5, 2, true)));
+    REQUIRE(same(d::minifloat_value_fast<4, 3, false>(b), d::minifloat_value(b, 4, 3, false)));
+    REQUIRE(same(d::minifloat_value_fast<5, 2, true>(b), d::minifloat_value(b, 5, 2, true)));
+  }
+}
