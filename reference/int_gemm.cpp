@@ -1,22 +1,58 @@
 #include "reference/int_gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace tp::ref {
 namespace {
 
+// B is first copied row-major as Acc (any input layout), so each D row is built by plain row updates over k:
+// d(i, j) starts at zero and gets a(i, k) * b(k, j) added for k = 0, 1, ... in that order, the same sums in the same
+// order as the textbook triple loop (so fp64 results are unchanged bit for bit), with contiguous inner loops.
 template <class TA, class TB, class Acc>
 matrix<Acc> gemm(matrix_view<TA> a, matrix_view<TB> b, const char* who) {
   check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, who);
-  matrix<Acc> d(a.rows, b.cols, Acc{});
-  for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < b.cols; ++j) {
-      Acc s{};
-      for (std::size_t k = 0; k < a.cols; ++k) s += static_cast<Acc>(a(i, k)) * static_cast<Acc>(b(k, j));
-      d(i, j) = s;
+  const std::size_t n = b.cols;
+  std::vector<Acc> bk(b.rows * n);
+  for (std::size_t k = 0; k < b.rows; ++k)
+    for (std::size_t j = 0; j < n; ++j) bk[k * n + j] = static_cast<Acc>(b(k, j));
+  matrix<Acc> d(a.rows, n, Acc{});
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    Acc* row = d.data.data() + i * n;
+    for (std::size_t k = 0; k < a.cols; ++k) {
+      const Acc aik = static_cast<Acc>(a(i, k));
+      const Acc* bk_row = bk.data() + k * n;
+      for (std::size_t j = 0; j < n; ++j) row[j] += aik * bk_row[j];
     }
+  }
+  return d;
+}
+
+// int8 x int8 products lie in [-16256, 16384], so an int32 partial sum of at most 2^16 of them stays within
+// +-2^30: each chunk of k is summed exactly in int32 (a loop compilers vectorise) and then added into the int64 row.
+matrix<std::int64_t> gemm_int8(matrix_view<std::int8_t> a, matrix_view<std::int8_t> b, const char* who) {
+  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, who);
+  constexpr std::size_t chunk = std::size_t(1) << 16;
+  const std::size_t n = b.cols;
+  std::vector<std::int32_t> bk(b.rows * n), partial(n);
+  for (std::size_t k = 0; k < b.rows; ++k)
+    for (std::size_t j = 0; j < n; ++j) bk[k * n + j] = b(k, j);
+  matrix<std::int64_t> d(a.rows, n, 0);
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    std::int64_t* row = d.data.data() + i * n;
+    for (std::size_t k0 = 0; k0 < a.cols; k0 += chunk) {
+      std::fill(partial.begin(), partial.end(), 0);
+      for (std::size_t k = k0; k < std::min(a.cols, k0 + chunk); ++k) {
+        const std::int32_t aik = a(i, k);
+        const std::int32_t* bk_row = bk.data() + k * n;
+        for (std::size_t j = 0; j < n; ++j) partial[j] += aik * bk_row[j];
+      }
+      for (std::size_t j = 0; j < n; ++j) row[j] += partial[j];
+    }
+  }
   return d;
 }
 
@@ -33,21 +69,21 @@ void check_int4(matrix_view<std::int8_t> m, const char* name) {
 }  // namespace
 
 matrix<std::int64_t> int8_gemm(matrix_view<std::int8_t> a, matrix_view<std::int8_t> b) {
-  return gemm<std::int8_t, std::int8_t, std::int64_t>(a, b, "int8_gemm");
+  return gemm_int8(a, b, "int8_gemm");
 }
 
 matrix<std::int64_t> int4_gemm(matrix_view<std::int8_t> a, matrix_view<std::int8_t> b) {
   check_int4(a, "A");
   check_int4(b, "B");
-  return gemm<std::int8_t, std::int8_t, std::int64_t>(a, b, "int4_gemm");
+  return gemm_int8(a, b, "int4_gemm");
 }
 
 matrix<std::int64_t> int_gemm(matrix_view<std::int8_t> a, matrix_view<std::int8_t> b) {
-  return gemm<std::int8_t, std::int8_t, std::int64_t>(a, b, "int_gemm");
+  return gemm_int8(a, b, "int_gemm");
 }
 
 matrix<std::int64_t> int_gemm(matrix_view<std::int8_t> a, matrix_view<std::int8_t> b, matrix_view<std::int32_t> c) {
-  auto d = gemm<std::int8_t, std::int8_t, std::int64_t>(a, b, "int_gemm");
+  auto d = gemm_int8(a, b, "int_gemm");
   if (c.rows != d.rows || c.cols != d.cols)
     throw std::invalid_argument("int_gemm: C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
                                 ", expected " + std::to_string(d.rows) + "x" + std::to_string(d.cols));
@@ -78,14 +114,13 @@ matrix<double> float_gemm(matrix_view<float> a, matrix_view<float> b) {
 
 matrix<double> float_gemm_abs(matrix_view<double> a, matrix_view<double> b) {
   check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, "float_gemm_abs");
-  matrix<double> d(a.rows, b.cols, 0.0);
+  std::vector<double> abs_a(a.rows * a.cols), abs_b(b.rows * b.cols);
   for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < b.cols; ++j) {
-      double s = 0.0;
-      for (std::size_t k = 0; k < a.cols; ++k) s += std::fabs(a(i, k)) * std::fabs(b(k, j));
-      d(i, j) = s;
-    }
-  return d;
+    for (std::size_t k = 0; k < a.cols; ++k) abs_a[i * a.cols + k] = std::fabs(a(i, k));
+  for (std::size_t k = 0; k < b.rows; ++k)
+    for (std::size_t j = 0; j < b.cols; ++j) abs_b[k * b.cols + j] = std::fabs(b(k, j));
+  return gemm<double, double, double>(matrix_view<double>(abs_a.data(), a.rows, a.cols),
+                                      matrix_view<double>(abs_b.data(), b.rows, b.cols), "float_gemm_abs");
 }
 
 }  // namespace tp::ref
