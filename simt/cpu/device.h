@@ -8,6 +8,7 @@
 #include <cstring>
 #include <source_location>
 #include <type_traits>
+#include <vector>
 
 #include "simt/backend.h"
 
@@ -29,8 +30,16 @@ struct thread_state {
 };
 
 using tp::elem_state;
-// Per-buffer bookkeeping for tracked global memory (owned by a CPU device_buffer).
-struct shadow;  // defined in simt/cpu/emulator.h; kernels only carry the pointer
+// Global-memory bookkeeping for one CPU device_buffer: element states and kernel reads of elements no kernel wrote.
+struct shadow {
+  unsigned char* base = nullptr;  // first byte of the buffer
+  std::size_t elem_bytes = 1, count = 0;
+  std::vector<elem_state> state;
+  access_report unwritten;  // since the last host write of the whole buffer
+
+  void reset(void* data, std::size_t elem_size, std::size_t n, elem_state initial);
+  void set_all(elem_state s);
+};
 
 namespace detail {
 extern thread_local constinit thread_state* current;
@@ -69,7 +78,26 @@ inline void record_shared(const void* p, std::size_t bytes, bool write, std::sou
   if (detail::hazards_on) detail::record_shared_slow(p, bytes, write, loc);
 }
 
-void record_global(shadow* sh, const void* p, std::size_t bytes, bool write, std::source_location loc);
+void record_global_slow(shadow* sh, const void* p, std::size_t bytes, bool write, std::source_location loc);
+
+// Every kernel global access comes here. The common case, one whole in-bounds element that is written, or read
+// after a kernel wrote it, changes nothing but the state byte and is done inline (bytes is the constant sizeof(T)
+// of the gmem view, so the division is a shift); everything else (bounds errors, reads of unwritten elements,
+// accesses spanning elements) takes the out-of-line path, which handles every case.
+inline void record_global(shadow* sh, const void* p, std::size_t bytes, bool write, std::source_location loc) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(sh->base);
+  if (bytes == sh->elem_bytes && a >= b) {
+    const std::size_t off = std::size_t(a - b), i = off / bytes;
+    if (i < sh->count && i * bytes == off) {
+      if (write) {
+        sh->state[i] = elem_state::kernel_written;
+        return;
+      }
+      if (sh->state[i] == elem_state::kernel_written) return;
+    }
+  }
+  record_global_slow(sh, p, bytes, write, loc);
+}
 
 template <class T>
 inline T* shared_static(std::size_t n, std::source_location loc = std::source_location::current()) {

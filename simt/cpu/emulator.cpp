@@ -823,7 +823,7 @@ void* shared_static(std::size_t bytes, std::size_t align, std::source_location l
 void* shared_dynamic() { return running_emulator->shared_dynamic(); }
 }  // namespace detail
 
-void record_global(shadow* sh, const void* p, std::size_t bytes, bool write, std::source_location loc) {
+void record_global_slow(shadow* sh, const void* p, std::size_t bytes, bool write, std::source_location loc) {
   auto* a = static_cast<const unsigned char*>(p);
   const std::size_t total = sh->count * sh->elem_bytes;
   if (a < sh->base || a + bytes > sh->base + total) {

@@ -69,18 +69,10 @@ inline constexpr std::size_t hazard_report_pairs_kept = 16;
 // neighbouring bytes of one word do not conflict; each access counts at most once per kind.
 hazard_report take_hazard_report();
 
-// Global-memory bookkeeping for one CPU device_buffer: element states and kernel reads of elements no kernel wrote.
 using tp::access_site;
 using tp::access_report;
-struct shadow {
-  unsigned char* base = nullptr;  // first byte of the buffer
-  std::size_t elem_bytes = 1, count = 0;
-  std::vector<elem_state> state;
-  access_report unwritten;  // since the last host write of the whole buffer
-
-  void reset(void* data, std::size_t elem_size, std::size_t n, elem_state initial);
-  void set_all(elem_state s);
-};
+// struct shadow (global-memory bookkeeping of one CPU device_buffer) is defined in simt/cpu/device.h, whose inline
+// record_global reads it on every kernel access.
 
 // What runs CPU-backend kernels, for report environment blocks: "CPU fiber emulator on <model> (<n> hardware threads)".
 std::string host_description();
