@@ -289,6 +289,13 @@ inline void set_skew(unsigned warp_mask, unsigned cycles) {
 
 template <class... P, class... A>
 void launch(dims d, void (*kernel)(P...), A&&... args) {
+  // Above 48 KiB of dynamic shared memory a kernel must opt in, or the launch fails with an invalid argument
+  // (the fattn D256/D512 tile_Q scratch needs up to ~130 KiB on sm_90).
+  if (d.dyn_smem > 48 * 1024)
+    gpu_detail::check(TP_GPU_API(FuncSetAttribute)(reinterpret_cast<const void*>(kernel),
+                                                   TP_GPU_API(FuncAttributeMaxDynamicSharedMemorySize),
+                                                   static_cast<int>(d.dyn_smem)),
+                      "allow dynamic shared memory above 48 KiB", d.name);
   kernel<<<d.grid, d.block, d.dyn_smem>>>(std::forward<A>(args)...);
   gpu_detail::check(TP_GPU_API(GetLastError)(), "launch", d.name);
   gpu_detail::check(TP_GPU_API(DeviceSynchronize)(), "synchronize after launch", d.name);

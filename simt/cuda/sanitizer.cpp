@@ -47,7 +47,6 @@ void reexec_under_sanitizer(const std::string& tool, int argc, char** argv) {
   setenv("TP_UNDER_SANITIZER", tool.c_str(), 1);
   std::vector<std::string> args{exe, "--tool", tool, "--error-exitcode", "1"};
   if (tool == "racecheck") args.insert(args.end(), {"--racecheck-report", "all"});
-  if (tool == "initcheck") args.insert(args.end(), {"--track-unused-memory", "no"});
   for (int i = 0; i < argc; ++i) args.emplace_back(argv[i]);
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
