@@ -1,0 +1,18 @@
+# tp_add_units(): add every subfolder of the current folder that has a CMakeLists.txt (one unit each: a kernel
+# family, a probe, a test area). Folders named in FIRST come first, because their siblings use their targets.
+function(tp_add_units)
+  cmake_parse_arguments(ARG "" "" "FIRST" ${ARGN})
+  file(GLOB children LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT children)
+  foreach(first ${ARG_FIRST})
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${first}/CMakeLists.txt)
+      add_subdirectory(${first})
+      list(REMOVE_ITEM children ${first})
+    endif()
+  endforeach()
+  foreach(child ${children})
+    if(IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/${child} AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${child}/CMakeLists.txt)
+      add_subdirectory(${child})
+    endif()
+  endforeach()
+endfunction()
