@@ -323,7 +323,7 @@ TEST_CASE("A malformed --skew, or --skew off CUDA, exits 2 and names the CPU bac
   require_usage_error({"--backend", "hip", "--skew", "0x1:1000"}, "--skew is for --backend cuda only");
 }
 
-TEST_CASE("--skew on CUDA sets the mask and cycles before any case runs and the environment records it", "[app][gpu]") {
+TEST_CASE("The skew option on CUDA sets the mask and cycles before any case runs and the environment records it", "[app][gpu]") {
   std::vector<std::pair<unsigned, unsigned>> seen;
   toy::config gpu;
   gpu.gpu_available = true;
@@ -344,7 +344,7 @@ TEST_CASE("--skew on CUDA sets the mask and cycles before any case runs and the 
   CHECK(refused.err.find("built without the CUDA backend") != std::string::npos);
 }
 
-TEST_CASE("--sanitize takes four tools, only on CUDA, and needs compute-sanitizer on PATH", "[app][gpu]") {
+TEST_CASE("The sanitize option takes four tools, only on CUDA, and needs compute-sanitizer on PATH", "[app][gpu]") {
   require_usage_error({"--sanitize", "racecheck"}, "only with --backend cuda");
   require_usage_error({"--backend", "cuda", "--sanitize", "leakcheck"}, "--sanitize 'leakcheck': expected racecheck");
   const char* old_path = std::getenv("PATH");
@@ -359,7 +359,7 @@ TEST_CASE("--sanitize takes four tools, only on CUDA, and needs compute-sanitize
   CHECK(r.err.find("compute-sanitizer is not on PATH") != std::string::npos);
 }
 
-TEST_CASE("--sanitize re-executes the same command without --sanitize", "[app][gpu]") {
+TEST_CASE("The sanitize option re-executes the same command without --sanitize", "[app][gpu]") {
   // A stand-in compute-sanitizer on PATH gets past the PATH check; the recording hook stands in for the exec.
   const std::string dir = toy::temp_path("fake-cuda-bin");
   std::filesystem::create_directory(dir);
