@@ -286,6 +286,7 @@ class emulator {
   void barrier(std::source_location loc);
   void shfl(std::uint32_t mine, int src, std::uint32_t* result, std::source_location loc);
   void allgather(const void* mine, std::size_t bytes, void* out, std::source_location loc);
+  void arrive_at_warp_collective(fiber* f, const char* what, std::source_location loc);
   void record_shared(const void* p, std::size_t bytes, bool write, std::source_location loc);
   void* shared_static(std::size_t bytes, std::size_t align, std::source_location loc);
   void* shared_dynamic() { return arena_; }
@@ -663,18 +664,13 @@ void emulator::complete_warp(unsigned warp) {
   w.arrived = 0;
 }
 
-void emulator::shfl(std::uint32_t mine, int src, std::uint32_t* result, std::source_location loc) {
-  fiber* f = running_;
-  f->parked = park_kind::shfl;
-  f->where = loc;
-  f->word = mine;
-  f->src = unsigned(src);
-  f->result = result;
-  f->bytes = 4;
+// The common arrival of shfl and warp_allgather: park until the warp has arrived; the last lane completes the
+// collective for the warp (or reports lanes that exited) and wakes the others.
+void emulator::arrive_at_warp_collective(fiber* f, const char* what, std::source_location loc) {
   warp_sync& w = warps_[f->ts.warp];
   if (++w.arrived + w.exited < w.lanes) return park(f);
   if (w.exited > 0) {
-    fatal_ = "shfl at " + site_text(loc) + " in warp " + std::to_string(f->ts.warp) + " after " +
+    fatal_ = std::string(what) + " at " + site_text(loc) + " in warp " + std::to_string(f->ts.warp) + " after " +
              std::to_string(w.exited) + " lane(s) exited. " + where_everyone_waits();
     return park(f);
   }
@@ -684,6 +680,17 @@ void emulator::shfl(std::uint32_t mine, int src, std::uint32_t* result, std::sou
   wake(f->ts.warp * li_.warp_size, w.lanes, opts.sched == policy::adversarial);
 }
 
+void emulator::shfl(std::uint32_t mine, int src, std::uint32_t* result, std::source_location loc) {
+  fiber* f = running_;
+  f->parked = park_kind::shfl;
+  f->where = loc;
+  f->word = mine;
+  f->src = unsigned(src);
+  f->result = result;
+  f->bytes = 4;
+  arrive_at_warp_collective(f, "shfl", loc);
+}
+
 void emulator::allgather(const void* mine, std::size_t bytes, void* out, std::source_location loc) {
   fiber* f = running_;
   f->parked = park_kind::allgather;
@@ -691,17 +698,7 @@ void emulator::allgather(const void* mine, std::size_t bytes, void* out, std::so
   f->mine = mine;
   f->out = out;
   f->bytes = bytes;
-  warp_sync& w = warps_[f->ts.warp];
-  if (++w.arrived + w.exited < w.lanes) return park(f);
-  if (w.exited > 0) {
-    fatal_ = "warp_allgather at " + site_text(loc) + " in warp " + std::to_string(f->ts.warp) + " after " +
-             std::to_string(w.exited) + " lane(s) exited. " + where_everyone_waits();
-    return park(f);
-  }
-  complete_warp(f->ts.warp);
-  if (!fatal_.empty()) return park(f);
-  f->parked = park_kind::none;
-  wake(f->ts.warp * li_.warp_size, w.lanes, opts.sched == policy::adversarial);
+  arrive_at_warp_collective(f, "warp_allgather", loc);
 }
 
 // "warp 0: lanes 0-15 at sync_threads k.cu:12 (fn); lanes 16-31 exited | warp 1: ..."
