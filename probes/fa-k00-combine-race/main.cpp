@@ -155,14 +155,7 @@ int main(int argc, char** argv) {
     bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const auto rc = check_rows(r.out, *data, dv(c.g));
     outcome o;
-    if (cpu) {
-      const auto hz = tp::cpu::take_hazard_report();
-      o.hazards.raw = hz.raw;
-      o.hazards.war = hz.war;
-      o.hazards.waw = hz.waw;
-      for (const auto& h : hz.first)
-        if (o.hazards.first.size() < 4) o.hazards.first.push_back(tp::cpu::describe(h));
-    }
+    if (cpu) o.hazards = fa_probe::take_cpu_hazards(4);
     o.pass = rc.wrong.empty() && o.hazards.total() == 0;
     o.metric_max("max_abs_err", rc.max_err).metric_max("err_over_bound", rc.max_err / data->bound);
     o.metric_sum("wrong_rows", double(rc.wrong.size())).metric_sum("hazards", double(o.hazards.total()));

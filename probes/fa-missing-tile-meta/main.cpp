@@ -171,14 +171,7 @@ int main(int argc, char** argv) {
     bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const auto rc = check_rows(r.out, *data, dv(g));
     outcome o;
-    if (cpu) {
-      const auto hz = tp::cpu::take_hazard_report();
-      o.hazards.raw = hz.raw;
-      o.hazards.war = hz.war;
-      o.hazards.waw = hz.waw;
-      for (const auto& h : hz.first)
-        if (o.hazards.first.size() < 2) o.hazards.first.push_back(tp::cpu::describe(h));
-    }
+    if (cpu) o.hazards = fa_probe::take_cpu_hazards(2);
     // With the memset the merge reads the host's zeros; without it, poison nobody wrote.
     (meta_memset ? o.unwritten.host_initialised : o.unwritten.never_written) = r.merge_unwritten_meta_reads;
     if (!r.first_unwritten_meta_read.empty()) o.unwritten.first.push_back(r.first_unwritten_meta_read);

@@ -296,4 +296,15 @@ void tile_bench::print_if_asked(int argc, char** argv) const {
                  ts.second > 0 ? double(ts.first) / ts.second : 0.0);
 }
 
+tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs) {
+  const auto hz = tp::cpu::take_hazard_report();
+  tp::probe::hazard_evidence e;
+  e.raw = hz.raw;
+  e.war = hz.war;
+  e.waw = hz.waw;
+  for (const auto& h : hz.first)
+    if (e.first.size() < keep_pairs) e.first.push_back(tp::cpu::describe(h));
+  return e;
+}
+
 }  // namespace fa_probe

@@ -70,6 +70,10 @@ struct row_check {
 };
 row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv);
 
+// The CPU emulator's shared-memory hazards since the last take (this thread), with at most `keep_pairs` readable
+// pairs (both source locations) for the report.
+tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs);
+
 tp::probe::case_name geometry_id(const char* probe, const geometry& g);
 
 // Smaller geometries, most aggressive first: all at the floor, then fewer heads, fewer tiles, shorter KV, shorter
