@@ -1,9 +1,10 @@
 // One-instruction kernels: each lane loads its own operand registers, the wave runs one matrix op, each lane stores
-// its D registers. Used by tests/isa (CPU emulator vs the host model), probe swmmac-sweep, and the device-only AMDGPU
-// build that checks the emitted instructions (amdgpu_instances.cu).
+// its D registers. Used by the host table of software ops (wave_op_table.cu: tests/isa, tools/isa-differential,
+// probe swmmac-sweep) and the device-only AMDGPU build that checks the emitted instructions (amdgpu_instances.cu).
 //
 // Buffers are per-lane register words: lane l's register r of an operand with R registers is word l*R + r. The index
-// buffer has one word per lane (dense ops ignore it). A block is one wave; the grid is one block.
+// buffer has one word per lane (dense ops ignore it). A block is one wave; wave_op_kernel's grid is one block,
+// wave_op_batch_kernel's one block per case.
 #pragma once
 #include "kernels/mma/mma.cuh"
 
@@ -116,6 +117,23 @@ TP_GLOBAL void wave_op_kernel(gmem<uint32_t> a, gmem<uint32_t> b, gmem<uint32_t>
   const auto cv = load_lane_words<typename Op::c_t>(c, l);
   const int32_t iv = int32_t(index.ld(l));
   store_lane_words(d, l, Op::run(av, bv, cv, iv));
+}
+
+// Many independent cases in one launch (kernels/mma/wave_op_table.cu): block n is one wave running case n. Each buffer
+// holds the cases back to back in the single-case layout above, so case n's lane l starts at lane word
+// (n * block_dim() + l) * words; the index buffer has one word per lane of every case.
+template <class Op>
+TP_GLOBAL void wave_op_batch_kernel(gmem<uint32_t> a, gmem<uint32_t> b, gmem<uint32_t> c, gmem<uint32_t> index,
+                                    gmem<uint32_t> d) {
+  constexpr std::size_t a_words = sizeof(typename Op::a_t) / 4, b_words = sizeof(typename Op::b_t) / 4,
+                        c_words = sizeof(typename Op::c_t) / 4;
+  const std::size_t first_lane = std::size_t(block_idx()) * block_dim();
+  const unsigned l = thread_idx();
+  const auto av = load_lane_words<typename Op::a_t>(a + first_lane * a_words, l);
+  const auto bv = load_lane_words<typename Op::b_t>(b + first_lane * b_words, l);
+  const auto cv = load_lane_words<typename Op::c_t>(c + first_lane * c_words, l);
+  const int32_t iv = int32_t(index.ld(first_lane + l));
+  store_lane_words(d + first_lane * c_words, l, Op::run(av, bv, cv, iv));
 }
 
 }  // namespace tp::mma
