@@ -1,225 +1,213 @@
-// The kernel-side software matrix ops (kernels/mma, run in one wave on the CPU emulator) against the host model
-// (reference/isa) on random registers: random A/B/C words and random index words (so random fields, collisions
-// included), every instruction, both index_key halves, signedness and clamp combinations, every scheduling policy.
-// Integers compare exactly; floats bit-exactly (both sides use the documented fp64-then-round order), with any NaN
-// equal to any NaN because NaN payloads are not modelled.
+// The kernel-side software matrix ops, through the CPU backend's table (kernels/mma/wave_op_table.h, one wave per
+// case on the emulator), against the host model (reference/isa) on random registers: random A/B/C words and random
+// index words (so random fields, collisions included), every op variant of the table (each instruction, both
+// index_key halves, signedness and clamp combinations, gfx11, gfx9 wave64 with each ABID), every scheduling policy.
+// Operands, comparison and case ids come from tools/isa-differential's library, which bin/isa-differential runs on
+// any backend. Integers compare exactly; floats bit-exactly (both sides use the documented fp64-then-round order),
+// with any NaN equal to any NaN because NaN payloads are not modelled.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 
-#include "kernels/mma/wave_ops.cuh"
-#include "reference/codecs.h"
+#include "kernels/mma/soft.cuh"
+#include "kernels/mma/wave_op_table.h"
 #include "reference/isa/isa.h"
 #include "simt/host.h"
+#include "simt/registry.h"
+#include "tools/isa-differential/differential.h"
 
 namespace isa = tp::ref::isa;
-namespace mma = tp::mma;
+namespace diff = tp::isa_diff;
 using isa::instr;
 
 namespace {
 
-using kernel_fn = void (*)(tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>,
-                           tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>);
-
-struct variant {
-  instr in;
-  isa::modifiers mods;
-  kernel_fn kernel;
-};
-
-std::string describe(const variant& v) {
-  const auto& f = isa::info(v.in);
-  std::string s = std::string(f.name);
-  if (f.signedness_flags) s += std::string(",sa=") + (v.mods.a_signed ? "1" : "0") + ",sb=" + (v.mods.b_signed ? "1" : "0");
-  if (v.mods.clamp) s += ",clamp=1";
-  if (f.sparse) s += (f.target == isa::arch::gfx9 ? ",abid=" : ",index_key=") + std::to_string(v.mods.index_key);
-  return s;
+const tp::mma::wave_op_table& cpu_table() {
+  const auto* t = tp::find_variant<tp::mma::wave_op_table>("mma", "soft", tp::backend::cpu);
+  REQUIRE(t != nullptr);
+  return *t;
 }
 
-template <class Op>
-kernel_fn k() { return &mma::wave_op_kernel<Op>; }
-
-const std::vector<variant>& variants() {
-  static const std::vector<variant> all = {
-      {instr::swmmac_i32_16x16x32_iu4, {true, true, false, 0}, k<mma::op_swmmac_i32_16x16x32_iu4<true, true, false, 0>>()},
-      {instr::swmmac_i32_16x16x32_iu4, {true, true, false, 1}, k<mma::op_swmmac_i32_16x16x32_iu4<true, true, false, 1>>()},
-      {instr::swmmac_i32_16x16x32_iu4, {false, true, false, 0}, k<mma::op_swmmac_i32_16x16x32_iu4<false, true, false, 0>>()},
-      {instr::swmmac_i32_16x16x32_iu4, {true, false, true, 1}, k<mma::op_swmmac_i32_16x16x32_iu4<true, false, true, 1>>()},
-      {instr::swmmac_i32_16x16x32_iu4, {false, false, true, 0}, k<mma::op_swmmac_i32_16x16x32_iu4<false, false, true, 0>>()},
-      {instr::swmmac_i32_16x16x64_iu4, {true, true, false, 0}, k<mma::op_swmmac_i32_16x16x64_iu4<true, true, false>>()},
-      {instr::swmmac_i32_16x16x64_iu4, {false, false, false, 0}, k<mma::op_swmmac_i32_16x16x64_iu4<false, false, false>>()},
-      {instr::swmmac_i32_16x16x64_iu4, {true, false, true, 0}, k<mma::op_swmmac_i32_16x16x64_iu4<true, false, true>>()},
-      {instr::swmmac_i32_16x16x32_iu8, {true, true, false, 0}, k<mma::op_swmmac_i32_16x16x32_iu8<true, true, false, 0>>()},
-      {instr::swmmac_i32_16x16x32_iu8, {true, true, false, 1}, k<mma::op_swmmac_i32_16x16x32_iu8<true, true, false, 1>>()},
-      {instr::swmmac_i32_16x16x32_iu8, {false, true, true, 0}, k<mma::op_swmmac_i32_16x16x32_iu8<false, true, true, 0>>()},
-      {instr::swmmac_i32_16x16x32_iu8, {false, false, false, 1}, k<mma::op_swmmac_i32_16x16x32_iu8<false, false, false, 1>>()},
-      {instr::swmmac_f32_16x16x32_fp8_fp8, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_fp8_fp8<0>>()},
-      {instr::swmmac_f32_16x16x32_fp8_fp8, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_fp8_fp8<1>>()},
-      {instr::swmmac_f32_16x16x32_fp8_bf8, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_fp8_bf8<0>>()},
-      {instr::swmmac_f32_16x16x32_fp8_bf8, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_fp8_bf8<1>>()},
-      {instr::swmmac_f32_16x16x32_bf8_fp8, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_bf8_fp8<0>>()},
-      {instr::swmmac_f32_16x16x32_bf8_fp8, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_bf8_fp8<1>>()},
-      {instr::swmmac_f32_16x16x32_bf8_bf8, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_bf8_bf8<0>>()},
-      {instr::swmmac_f32_16x16x32_bf8_bf8, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_bf8_bf8<1>>()},
-      {instr::swmmac_f32_16x16x32_f16, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_f16<0>>()},
-      {instr::swmmac_f32_16x16x32_f16, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_f16<1>>()},
-      {instr::swmmac_f32_16x16x32_bf16, {.index_key = 0}, k<mma::op_swmmac_f32_16x16x32_bf16<0>>()},
-      {instr::swmmac_f32_16x16x32_bf16, {.index_key = 1}, k<mma::op_swmmac_f32_16x16x32_bf16<1>>()},
-      {instr::wmma_i32_16x16x32_iu4, {true, true, false, 0}, k<mma::op_wmma_i32_16x16x32_iu4<true, true, false>>()},
-      {instr::wmma_i32_16x16x32_iu4, {false, true, true, 0}, k<mma::op_wmma_i32_16x16x32_iu4<false, true, true>>()},
-      {instr::wmma_i32_16x16x16_iu8, {true, true, false, 0}, k<mma::op_wmma_i32_16x16x16_iu8<true, true, false>>()},
-      {instr::wmma_i32_16x16x16_iu8, {true, false, true, 0}, k<mma::op_wmma_i32_16x16x16_iu8<true, false, true>>()},
-      {instr::wmma_i32_16x16x16_iu8, {false, false, false, 0}, k<mma::op_wmma_i32_16x16x16_iu8<false, false, false>>()},
-      {instr::wmma_f32_16x16x16_f16, {}, k<mma::op_wmma_f32_16x16x16_f16>()},
-      {instr::gfx11_wmma_f32_16x16x16_f16, {}, k<mma::op_gfx11_wmma_f32_16x16x16_f16>()},
-      {instr::gfx11_wmma_i32_16x16x16_iu8, {true, true, false, 0}, k<mma::op_gfx11_wmma_i32_16x16x16_iu8<true, true, false>>()},
-      {instr::gfx11_wmma_i32_16x16x16_iu8, {false, true, true, 0}, k<mma::op_gfx11_wmma_i32_16x16x16_iu8<false, true, true>>()},
-      {instr::gfx9_smfmac_f32_16x16x32_f16, {.index_key = 0}, k<mma::op_gfx9_smfmac_f32_16x16x32_f16<0>>()},
-      {instr::gfx9_smfmac_f32_16x16x32_f16, {.index_key = 1}, k<mma::op_gfx9_smfmac_f32_16x16x32_f16<1>>()},
-      {instr::gfx9_smfmac_f32_16x16x32_f16, {.index_key = 2}, k<mma::op_gfx9_smfmac_f32_16x16x32_f16<2>>()},
-      {instr::gfx9_smfmac_f32_16x16x32_f16, {.index_key = 3}, k<mma::op_gfx9_smfmac_f32_16x16x32_f16<3>>()},
-      {instr::gfx9_smfmac_i32_16x16x64_i8, {.index_key = 0}, k<mma::op_gfx9_smfmac_i32_16x16x64_i8<0>>()},
-      {instr::gfx9_smfmac_i32_16x16x64_i8, {.index_key = 1}, k<mma::op_gfx9_smfmac_i32_16x16x64_i8<1>>()},
-  };
-  return all;
-}
-
-// Register contents for one case. regime 0: every bit random. regime 1: finite small floats / C near the int32
-// limits, so results are ordinary numbers and integer wrap/clamp is exercised.
-struct operands {
-  isa::wave_regs a, b, c, index;
-};
-
-std::uint32_t finite_code(std::mt19937_64& rng, isa::elem e) {
-  switch (e) {
-    case isa::elem::fp8: return tp::ref::double_to_fp8_e4m3(double(int(rng() % 33) - 16) / 4.0);
-    case isa::elem::bf8: return tp::ref::double_to_fp8_e5m2(double(int(rng() % 33) - 16) / 4.0);
-    case isa::elem::f16: return tp::ref::double_to_fp16(double(int(rng() % 2049) - 1024) / 64.0);
-    case isa::elem::bf16: return tp::ref::double_to_bf16(double(int(rng() % 257) - 128) / 8.0);
-    case isa::elem::f32: return std::bit_cast<std::uint32_t>(float(int(rng() % 2001) - 1000) / 16.0f);
-    case isa::elem::i32: {
-      const std::int32_t off = std::int32_t(rng() % 2000000);
-      return std::uint32_t(rng() & 1 ? 0x7fffffff - off : std::int32_t(0x80000000u) + off);
-    }
-    default: {
-      const unsigned b = isa::bits_of(e);
-      return std::uint32_t(rng()) & ((1u << b) - 1u);
-    }
-  }
-}
-
-operands make_operands(instr in, std::mt19937_64& rng, unsigned regime) {
-  const auto& f = isa::info(in);
-  operands o{isa::make_a_regs(in), isa::make_b_regs(in), isa::make_d_regs(in), isa::make_index_regs(in)};
-  for (auto* r : {&o.a, &o.b, &o.c, &o.index})
-    for (auto& w : r->words()) w = std::uint32_t(rng());
-  if (regime == 0) return o;
-  auto fill = [&](isa::wave_regs& regs, isa::elem e, auto locs_of, unsigned rows, unsigned cols) {
-    for (unsigned r = 0; r < rows; ++r)
-      for (unsigned c = 0; c < cols; ++c) {
-        const std::uint32_t v = finite_code(rng, e);
-        for (const auto& at : locs_of(r, c)) regs.set(at, v);
-      }
-  };
-  fill(o.b, f.b, [&](unsigned k, unsigned j) { return isa::b_locs(in, k, j); }, f.k, f.n);
-  fill(o.c, f.d, [&](unsigned i, unsigned j) { return std::vector<isa::reg_loc>{isa::d_loc(in, i, j)}; }, f.m, f.n);
-  if (f.sparse)
-    fill(o.a, f.a, [&](unsigned i, unsigned gs) { return std::vector<isa::reg_loc>{isa::a_slot_loc(in, i, gs / 2, gs % 2)}; },
-         f.m, f.k / 2);
-  else
-    fill(o.a, f.a, [&](unsigned i, unsigned k) { return isa::a_locs(in, i, k); }, f.m, f.k);
-  return o;
-}
-
-bool same_result(isa::elem d, std::uint32_t x, std::uint32_t y) {
-  if (d == isa::elem::f32) {
-    const float fx = std::bit_cast<float>(x), fy = std::bit_cast<float>(y);
-    if (fx != fx && fy != fy) return true;
-  }
-  return x == y;
+const diff::op_variant& variant_of(const std::vector<diff::op_variant>& all, instr in, const isa::modifiers& m) {
+  const diff::op_variant* found = nullptr;
+  for (const auto& v : all)
+    if (v.in == in && v.mods.a_signed == m.a_signed && v.mods.b_signed == m.b_signed && v.mods.clamp == m.clamp &&
+        v.mods.index_key == m.index_key)
+      found = &v;
+  INFO("op variant " << diff::describe(in, m));
+  REQUIRE(found != nullptr);
+  return *found;
 }
 
 }  // namespace
 
+TEST_CASE("The CPU software-op table covers every instruction, index key, ABID and flag kind with the model's registers",
+          "[isa][soft]") {
+  const std::vector<diff::op_variant> all = diff::resolve(cpu_table());  // throws on a wave/VGPR count mismatch
+  CHECK(all.size() == 39);
+  std::set<std::pair<instr, unsigned>> keys;
+  std::set<instr> signed_plain, unsigned_operand, clamped;
+  std::set<std::string> names;
+  for (const auto& v : all) {
+    keys.insert({v.in, v.mods.index_key});
+    if (v.mods.a_signed && v.mods.b_signed && !v.mods.clamp) signed_plain.insert(v.in);
+    if (!v.mods.a_signed || !v.mods.b_signed) unsigned_operand.insert(v.in);
+    if (v.mods.clamp) clamped.insert(v.in);
+    CHECK(names.insert(v.name).second);  // no op variant twice
+  }
+  for (instr in : isa::all_instrs) {
+    const auto& f = isa::info(in);
+    INFO(f.name);
+    for (unsigned k = 0; k < std::max(1u, f.index_keys); ++k) CHECK(keys.count({in, k}) == 1);
+    if (f.signedness_flags) {  // signed x signed without clamp, an unsigned operand, and clamp
+      CHECK(signed_plain.count(in) == 1);
+      CHECK(unsigned_operand.count(in) == 1);
+      CHECK(clamped.count(in) == 1);
+    }
+  }
+}
+
 TEST_CASE("Software matrix ops on the CPU emulator equal the instruction model on random registers", "[isa][soft]") {
-  constexpr unsigned cases_per_variant = 8;
+  constexpr unsigned cases_per_regime = 4;
   const tp::cpu::policy policies[] = {tp::cpu::policy::in_order, tp::cpu::policy::reverse, tp::cpu::policy::random,
                                       tp::cpu::policy::adversarial};
   std::size_t compared = 0;
-  for (const variant& v : variants()) {
-    const auto& f = isa::info(v.in);
-    for (unsigned n = 0; n < cases_per_variant; ++n) {
-      const std::uint64_t seed = 0x5eed'0000ull + std::uint64_t(&v - variants().data()) * 1000 + n;
-      const unsigned regime = n % 2;
-      const tp::cpu::policy pol = policies[n % 4];
-      INFO("case isa-soft(" << describe(v) << ",regime=" << regime << ",policy=" << tp::cpu::to_string(pol)
-                            << ",seed=" << seed << ")");
-      std::mt19937_64 rng(seed);
-      const operands o = make_operands(v.in, rng, regime);
-      const isa::wave_regs want = isa::execute(v.in, o.a, o.b, o.c, o.index, v.mods);
+  const std::vector<diff::op_variant> all = diff::resolve(cpu_table());
+  for (const diff::op_variant& v : all)
+    for (diff::regime r : diff::all_regimes)
+      for (unsigned n = 0; n < cases_per_regime; ++n) {
+        const std::uint64_t seed = diff::case_seed(0x5eed'0000ull, v.name, r, n);
+        const tp::cpu::policy pol = policies[n % 4];
+        const diff::case_id id{v.name, r, seed, tp::cpu::to_string(pol)};
+        INFO("case " << diff::format(id));
+        const diff::operands o = diff::make_operands(v.in, seed, r);
+        tp::cpu::run_options opts;
+        opts.sched = pol;
+        opts.seed = seed;
+        tp::cpu::set_run_options(opts);
+        const auto res = diff::run_differential(v, std::span<const diff::operands>(&o, 1), "cpu");
+        tp::cpu::set_run_options({});
+        REQUIRE(res.size() == 1);
+        INFO(res[0].first);
+        CHECK(res[0].differing_words == 0);
+        ++compared;
+      }
+  CHECK(compared == all.size() * 2 * cases_per_regime);
+}
 
-      tp::cpu::run_options opts;
-      opts.sched = pol;
-      opts.seed = seed;
-      opts.warp_size = f.wave;
-      tp::cpu::set_run_options(opts);
-      auto upload = [](const isa::wave_regs& r) {
-        tp::device_buffer<std::uint32_t> buf(r.words().size());
-        buf.upload(r.words().data(), r.words().size());
-        return buf;
-      };
-      auto a = upload(o.a), b = upload(o.b), c = upload(o.c), ix = upload(o.index);
-      tp::device_buffer<std::uint32_t> d(want.words().size());
-      tp::launch(tp::dims{1, f.wave}, v.kernel, a.view(), b.view(), c.view(), ix.view(), d.view());
-      tp::cpu::set_run_options({});
-      const std::vector<std::uint32_t> got = d.to_host();
-
-      unsigned bad = 0;
-      std::string first;
-      for (unsigned l = 0; l < f.wave; ++l)
-        for (unsigned r = 0; r < f.d_vgprs; ++r) {
-          const std::size_t w = std::size_t(l) * f.d_vgprs + r;
-          if (!same_result(f.d, got[w], want.words()[w]) && bad++ == 0)
-            first = "lane " + std::to_string(l) + " v" + std::to_string(r) + ": soft " + std::to_string(got[w]) +
-                    ", model " + std::to_string(want.words()[w]);
-        }
-      INFO(first);
-      CHECK(bad == 0);
-      ++compared;
-    }
+TEST_CASE("A batch of cases in one launch gives every case the D a launch of its own gives", "[isa][soft]") {
+  // Block n must read and write exactly case n's words: distinct random cases make any offset error visible.
+  const std::vector<diff::op_variant> all = diff::resolve(cpu_table());
+  for (const auto& [in, m] : {std::pair{instr::swmmac_i32_16x16x32_iu4, isa::modifiers{true, true, false, 1}},
+                              std::pair{instr::swmmac_f32_16x16x32_f16, isa::modifiers{.index_key = 0}},
+                              std::pair{instr::gfx9_smfmac_i32_16x16x64_i8, isa::modifiers{.index_key = 1}}}) {
+    const diff::op_variant& v = variant_of(all, in, m);
+    INFO(v.name);
+    std::vector<diff::operands> cases;
+    for (unsigned n = 0; n < 5; ++n) cases.push_back(diff::make_operands(in, diff::case_seed(7, v.name, diff::regime::finite, n), diff::regime::finite));
+    const auto batched = diff::run_differential(v, cases, "cpu");
+    REQUIRE(batched.size() == cases.size());
+    for (const auto& c : batched) CHECK(c.differing_words == 0);
+    // The same through the raw launcher: a batch of two equals two single launches word for word.
+    const auto& f = isa::info(in);
+    auto cat = [](const diff::operands& x, const diff::operands& y, auto member) {
+      std::vector<std::uint32_t> w((x.*member).words().begin(), (x.*member).words().end());
+      w.insert(w.end(), (y.*member).words().begin(), (y.*member).words().end());
+      return w;
+    };
+    const auto a = cat(cases[0], cases[1], &diff::operands::a), b = cat(cases[0], cases[1], &diff::operands::b),
+               c = cat(cases[0], cases[1], &diff::operands::c), ix = cat(cases[0], cases[1], &diff::operands::index);
+    const std::size_t d_words = std::size_t(f.wave) * f.d_vgprs;
+    std::vector<std::uint32_t> d2(2 * d_words), d0(d_words), d1(d_words);
+    v.op->run(2, a, b, c, ix, d2);
+    v.op->run(1, cases[0].a.words(), cases[0].b.words(), cases[0].c.words(), cases[0].index.words(), d0);
+    v.op->run(1, cases[1].a.words(), cases[1].b.words(), cases[1].c.words(), cases[1].index.words(), d1);
+    CHECK(std::vector<std::uint32_t>(d2.begin(), d2.begin() + d_words) == d0);
+    CHECK(std::vector<std::uint32_t>(d2.begin() + d_words, d2.end()) == d1);
+    CHECK(d0 != d1);
+    // A span of the wrong size is refused before anything launches.
+    CHECK_THROWS_AS(v.op->run(3, a, b, c, ix, d2), std::invalid_argument);
   }
-  CHECK(compared == variants().size() * cases_per_variant);
 }
 
 TEST_CASE("The differential check notices a wrong index_key, flag or layout", "[isa][soft]") {
   // Same registers, model run with different modifiers: results must differ, or the comparison above proves nothing.
-  std::mt19937_64 rng(0xbad'5eed);
-  const operands o = make_operands(instr::swmmac_i32_16x16x32_iu4, rng, 0);
+  const diff::operands o = diff::make_operands(instr::swmmac_i32_16x16x32_iu4, 0xbad'5eed, diff::regime::random_bits);
   const auto base = isa::execute(instr::swmmac_i32_16x16x32_iu4, o.a, o.b, o.c, o.index, {true, true, false, 0});
   CHECK(base != isa::execute(instr::swmmac_i32_16x16x32_iu4, o.a, o.b, o.c, o.index, {true, true, false, 1}));
   CHECK(base != isa::execute(instr::swmmac_i32_16x16x32_iu4, o.a, o.b, o.c, o.index, {false, true, false, 0}));
-  // Running the iu4 kernel but modelling the iu8 layout of the same registers must disagree as well.
-  tp::cpu::set_run_options({});
-  tp::device_buffer<std::uint32_t> a(32), b(64), c(256), ix(32), d(256);
-  a.upload(o.a.words().data(), 32);
-  b.upload(o.b.words().data(), 64);
-  c.upload(o.c.words().data(), 256);
-  ix.upload(o.index.words().data(), 32);
-  tp::launch(tp::dims{1, 32}, k<mma::op_swmmac_i32_16x16x32_iu4<true, true, false, 0>>(), a.view(), b.view(), c.view(),
-             ix.view(), d.view());
-  const auto got = d.to_host();
-  CHECK(std::vector<std::uint32_t>(base.words().begin(), base.words().end()) == got);
+  // The table's op on the CPU backend equals the model with the right modifiers...
+  const std::vector<diff::op_variant> all = diff::resolve(cpu_table());
+  const diff::op_variant& v = variant_of(all, instr::swmmac_i32_16x16x32_iu4, {true, true, false, 0});
+  const auto& f = isa::info(v.in);
+  std::vector<std::uint32_t> got(std::size_t(f.wave) * f.d_vgprs);
+  v.op->run(1, o.a.words(), o.b.words(), o.c.words(), o.index.words(), got);
+  CHECK(diff::compare(f, got, base.words(), "cpu").differing_words == 0);
+  // ...and the comparison reports the other index_key's model, and the iu8 layout of the same registers, as different.
+  const auto key1 = isa::execute(instr::swmmac_i32_16x16x32_iu4, o.a, o.b, o.c, o.index, {true, true, false, 1});
+  CHECK(diff::compare(f, got, key1.words(), "cpu").differing_words > 0);
   isa::wave_regs a8 = isa::make_a_regs(instr::swmmac_i32_16x16x32_iu8), b8 = isa::make_b_regs(instr::swmmac_i32_16x16x32_iu8);
   for (unsigned l = 0; l < 32; ++l) {
     a8.word(l, 0) = o.a.word(l, 0);
     for (unsigned r = 0; r < 2; ++r) b8.word(l, r) = o.b.word(l, r);
   }
   const isa::wave_regs as_iu8 = isa::execute(instr::swmmac_i32_16x16x32_iu8, a8, b8, o.c, o.index, {});
-  CHECK(std::vector<std::uint32_t>(as_iu8.words().begin(), as_iu8.words().end()) != got);
+  CHECK(diff::compare(f, got, as_iu8.words(), "cpu").differing_words > 0);
+}
+
+TEST_CASE("The comparison counts differing D words exactly and treats only f32 NaNs as equal to each other",
+          "[isa][soft]") {
+  const auto& fi = isa::info(instr::swmmac_i32_16x16x32_iu8);  // i32 D, 32 lanes x 8 VGPRs
+  std::vector<std::uint32_t> want(256, 5u), got = want;
+  got[3 * 8 + 1] = 7u;
+  got[255] = 0u;
+  const auto c = diff::compare(fi, got, want, "cuda");
+  CHECK(c.differing_words == 2);
+  CHECK(c.first == "lane 3 v1: cuda 0x00000007, model 0x00000005");
+  // Two NaN bit patterns: equal as f32 results, different as i32 results.
+  const auto& ff = isa::info(instr::swmmac_f32_16x16x32_f16);
+  std::vector<std::uint32_t> nan_a(256, 0x7fc00000u), nan_b(256, 0xffc0a5a5u);
+  CHECK(diff::compare(ff, nan_a, nan_b, "cpu").differing_words == 0);
+  CHECK(diff::compare(fi, nan_a, nan_b, "cpu").differing_words == 256);
+  // A NaN against a number is a difference, both ways round.
+  std::vector<std::uint32_t> ones(256, std::bit_cast<std::uint32_t>(1.0f));
+  CHECK(diff::compare(ff, nan_a, ones, "cpu").differing_words == 256);
+  CHECK(diff::compare(ff, ones, nan_a, "cpu").differing_words == 256);
+}
+
+TEST_CASE("A case id names its op variant, regime, seed and policy and reads back as written", "[isa][soft]") {
+  const diff::case_id id{"swmmac_i32_16x16x32_iu4,sa=0,sb=1,index_key=1", diff::regime::finite, 0x5eedull, "random"};
+  const std::string text = diff::format(id);
+  CHECK(text == "isa-diff(swmmac_i32_16x16x32_iu4,sa=0,sb=1,index_key=1,regime=finite,seed=0x0000000000005eed,policy=random)");
+  const auto back = diff::parse_case_id(text);
+  REQUIRE(back);
+  CHECK(back->op_variant == id.op_variant);
+  CHECK(back->r == id.r);
+  CHECK(back->seed == id.seed);
+  CHECK(back->policy == id.policy);
+  const auto gpu = diff::parse_case_id("isa-diff(wmma_f32_16x16x16_f16,regime=bits,seed=0xffffffffffffffff)");
+  REQUIRE(gpu);
+  CHECK(gpu->policy.empty());
+  CHECK(gpu->seed == ~0ull);
+  for (const char* bad : {"isa-diff(wmma_f32_16x16x16_f16,regime=bits)", "isa-diff(regime=bits,seed=0x1)",
+                          "wmma_f32_16x16x16_f16,regime=bits,seed=0x1", "isa-diff(wmma_f32_16x16x16_f16,regime=odd,seed=0x1)",
+                          "isa-diff(wmma_f32_16x16x16_f16,regime=bits,seed=12)",
+                          "isa-diff(wmma_f32_16x16x16_f16,regime=bits,seed=0x1g)"}) {
+    INFO(bad);
+    CHECK_FALSE(diff::parse_case_id(bad));
+  }
+  // The same case id regenerates the same registers; another seed does not.
+  const auto x = diff::make_operands(instr::wmma_f32_16x16x16_f16, 42, diff::regime::finite);
+  const auto y = diff::make_operands(instr::wmma_f32_16x16x16_f16, 42, diff::regime::finite);
+  const auto z = diff::make_operands(instr::wmma_f32_16x16x16_f16, 43, diff::regime::finite);
+  CHECK((x.a == y.a && x.b == y.b && x.c == y.c && x.index == y.index));
+  CHECK_FALSE((x.a == z.a && x.b == z.b));
 }
 
 // The fast decoders (fp64 bits built directly, 8-bit tables) must give exactly minifloat_value's bits for every
