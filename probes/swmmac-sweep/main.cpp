@@ -6,13 +6,16 @@
 //   (run mode)         predict, then measure with the kernel-side op and compare cell by cell (exit 0 equal, 1 not)
 //   --from-log FILE    compare a table measured elsewhere (e.g. on a gfx1201 card) with the prediction
 //
-// On the CPU backend the measured op is the software form from kernels/mma run on the emulator, with the stimulus
-// placed through AMD's layout tables (fixtures/isa-layouts) rather than through the model: a self-check of the
-// software op and a cross-check of the model's layouts in one run.
+// The measured op is the software form from kernels/mma, through the backend's table (kernels/mma/wave_op_table.h:
+// the CPU emulator, or CUDA in a build with TP_WITH_CUDA), with the stimulus placed through AMD's layout tables
+// (fixtures/isa-layouts) rather than through the model: a self-check of the software op on that backend and a
+// cross-check of the model's layouts in one run. Every stimulus of one instruction and index_key is one launch.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,16 +23,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "kernels/mma/wave_ops.cuh"
+#include "kernels/mma/wave_op_table.h"
 #include "probes/swmmac-sweep/sha256.h"
 #include "reference/codecs.h"
 #include "reference/isa/isa.h"
 #include "reference/isa/layout_table.h"
 #include "simt/host.h"
+#include "simt/registry.h"
 
 namespace isa = tp::ref::isa;
 namespace tables = tp::ref::isa::tables;
-namespace mma = tp::mma;
 using isa::instr;
 
 namespace {
@@ -130,62 +133,61 @@ table_layout load_layout(const std::string& dir, instr in, unsigned key) {
   return t;
 }
 
-using kernel_fn = void (*)(tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>,
-                           tp::gmem<std::uint32_t>, tp::gmem<std::uint32_t>);
-
-kernel_fn kernel_for(instr in, unsigned key) {
-  const bool k1 = key == 1;
-  switch (in) {
-    case instr::swmmac_i32_16x16x32_iu4:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_i32_16x16x32_iu4<true, true, false, 1>>
-                : &mma::wave_op_kernel<mma::op_swmmac_i32_16x16x32_iu4<true, true, false, 0>>;
-    case instr::swmmac_i32_16x16x64_iu4: return &mma::wave_op_kernel<mma::op_swmmac_i32_16x16x64_iu4<true, true, false>>;
-    case instr::swmmac_i32_16x16x32_iu8:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_i32_16x16x32_iu8<true, true, false, 1>>
-                : &mma::wave_op_kernel<mma::op_swmmac_i32_16x16x32_iu8<true, true, false, 0>>;
-    case instr::swmmac_f32_16x16x32_fp8_fp8:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_fp8_fp8<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_fp8_fp8<0>>;
-    case instr::swmmac_f32_16x16x32_fp8_bf8:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_fp8_bf8<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_fp8_bf8<0>>;
-    case instr::swmmac_f32_16x16x32_bf8_fp8:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf8_fp8<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf8_fp8<0>>;
-    case instr::swmmac_f32_16x16x32_bf8_bf8:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf8_bf8<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf8_bf8<0>>;
-    case instr::swmmac_f32_16x16x32_f16:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_f16<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_f16<0>>;
-    case instr::swmmac_f32_16x16x32_bf16:
-      return k1 ? &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf16<1>> : &mma::wave_op_kernel<mma::op_swmmac_f32_16x16x32_bf16<0>>;
-    default: return nullptr;
-  }
+bool is_sweep_instr(instr in) {
+  return std::find(std::begin(sweep_instrs), std::end(sweep_instrs), in) != std::end(sweep_instrs);
 }
 
-std::string measure(const cell& c, const table_layout& t) {
+// One run of a cell: its A value under its index nibble, B one-hot by column so that column j carries K position
+// n*q + j. Placed through the calculator tables only.
+struct stimulus {
+  isa::wave_regs a, b, c, index;
+};
+stimulus place_stimulus(const cell& c, const table_layout& t, unsigned q) {
   const auto& f = isa::info(c.in);
-  std::set<unsigned> paired;
-  for (unsigned q = 0; q < f.k / f.n; ++q) {
-    isa::wave_regs a = isa::make_a_regs(c.in), b = isa::make_b_regs(c.in), cc = isa::make_d_regs(c.in),
-                   ix = isa::make_index_regs(c.in), d = isa::make_d_regs(c.in);
-    isa::reg_loc slot = t.a_group.at({0, c.group});
-    const unsigned w = (slot.bit_hi - slot.bit_lo + 1) / 2;  // the cell holds the group's two stored values
-    slot.bit_lo += c.slot * w;
-    slot.bit_hi = slot.bit_lo + w - 1;
-    a.set(slot, one(f.a));
-    ix.set(t.index_field.at({0, c.group}), c.nibble);
-    for (unsigned j = 0; j < f.n; ++j)
-      for (const auto& at : t.b.at({f.n * q + j, j})) b.set(at, one(f.b));
-    auto upload = [](const isa::wave_regs& r) {
-      tp::device_buffer<std::uint32_t> buf(r.words().size());
-      buf.upload(r.words().data(), r.words().size());
-      return buf;
-    };
-    auto ab = upload(a), bb = upload(b), cb = upload(cc), ib = upload(ix);
-    tp::device_buffer<std::uint32_t> db(d.words().size());
-    tp::launch(tp::dims{1, f.wave}, kernel_for(c.in, c.key), ab.view(), bb.view(), cb.view(), ib.view(), db.view());
-    db.download(d.words().data(), d.words().size());
-    for (unsigned j = 0; j < f.n; ++j)
-      if (isa::element_value(f.d, d.get(t.d.at({0, j}))) != 0) paired.insert(f.n * q + j);
+  stimulus s{isa::make_a_regs(c.in), isa::make_b_regs(c.in), isa::make_d_regs(c.in), isa::make_index_regs(c.in)};
+  isa::reg_loc slot = t.a_group.at({0, c.group});
+  const unsigned w = (slot.bit_hi - slot.bit_lo + 1) / 2;  // the cell holds the group's two stored values
+  slot.bit_lo += c.slot * w;
+  slot.bit_hi = slot.bit_lo + w - 1;
+  s.a.set(slot, one(f.a));
+  s.index.set(t.index_field.at({0, c.group}), c.nibble);
+  for (unsigned j = 0; j < f.n; ++j)
+    for (const auto& at : t.b.at({f.n * q + j, j})) s.b.set(at, one(f.b));
+  return s;
+}
+
+// Measures cells of one instruction and index_key with the table's op: every (cell, q) run is one case of a single
+// batched launch; row 0 of each D is read back through the D table.
+std::vector<std::string> measure(const std::vector<cell>& cells, const table_layout& t, const tp::mma::wave_op& op) {
+  if (cells.empty()) return {};
+  const instr in = cells.front().in;
+  const auto& f = isa::info(in);
+  const unsigned runs_per_cell = f.k / f.n;
+  std::vector<std::uint32_t> a, b, c, index;
+  for (const cell& ce : cells)
+    for (unsigned q = 0; q < runs_per_cell; ++q) {
+      const stimulus s = place_stimulus(ce, t, q);
+      a.insert(a.end(), s.a.words().begin(), s.a.words().end());
+      b.insert(b.end(), s.b.words().begin(), s.b.words().end());
+      c.insert(c.end(), s.c.words().begin(), s.c.words().end());
+      index.insert(index.end(), s.index.words().begin(), s.index.words().end());
+    }
+  const std::size_t n_runs = cells.size() * runs_per_cell, d_words = std::size_t(f.wave) * f.d_vgprs;
+  std::vector<std::uint32_t> d(n_runs * d_words);
+  op.run(n_runs, a, b, c, index, d);
+  std::vector<std::string> out;
+  for (std::size_t n = 0; n < cells.size(); ++n) {
+    std::set<unsigned> paired;
+    for (unsigned q = 0; q < runs_per_cell; ++q) {
+      isa::wave_regs dr = isa::make_d_regs(in);
+      const auto first = d.begin() + std::ptrdiff_t((n * runs_per_cell + q) * d_words);
+      std::copy(first, first + std::ptrdiff_t(d_words), dr.words().begin());
+      for (unsigned j = 0; j < f.n; ++j)
+        if (isa::element_value(f.d, dr.get(t.d.at({0, j}))) != 0) paired.insert(f.n * q + j);
+    }
+    out.push_back(pairing_text(paired));
   }
-  return pairing_text(paired);
+  return out;
 }
 
 std::string render(const std::vector<cell>& cells, const std::vector<std::string>& paired) {
@@ -226,7 +228,7 @@ int main(int argc, char** argv) {
   std::string backend = "cpu", instr_list = "all", from_log, out_file, layouts = TP_ISA_LAYOUTS_DIR;
   std::vector<unsigned> keys{0}, halves{0};
   bool predict_only = false;
-  app.add_option("--backend", backend, "cpu|cuda|hip (this build measures on cpu)");
+  app.add_option("--backend", backend, "cpu|cuda|hip: where the software op is measured (cuda: a TP_WITH_CUDA build)");
   app.add_option("--instr", instr_list, "comma list of sparse gfx12 instructions, or all");
   app.add_option("--index-key", keys, "index_key values to sweep (default 0)")->delimiter(',');
   app.add_option("--lane-half", halves, "lane halves whose row-0 values are driven (default 0)")->delimiter(',');
@@ -249,7 +251,7 @@ int main(int argc, char** argv) {
     std::stringstream ss(instr_list);
     for (std::string name; std::getline(ss, name, ',');) {
       const auto in = isa::parse_instr(name);
-      if (!in || !kernel_for(*in, 0)) {
+      if (!in || !is_sweep_instr(*in)) {
         std::cerr << "swmmac-sweep: --instr: '" << name << "' is not a sparse gfx12 instruction\n";
         return 2;
       }
@@ -291,27 +293,56 @@ int main(int argc, char** argv) {
     }
     source = "log " + from_log;
   } else {
-    if (backend != "cpu") {
+    std::optional<tp::backend> where;
+    for (auto b : {tp::backend::cpu, tp::backend::cuda, tp::backend::hip})
+      if (backend == tp::to_string(b)) where = b;
+    if (!where) {
+      std::cerr << "swmmac-sweep: --backend: '" << backend << "' is not cpu, cuda or hip\n";
+      return 2;
+    }
+    const auto* table = tp::find_variant<tp::mma::wave_op_table>("mma", "soft", *where);
+    if (!table) {
       std::cerr << "swmmac-sweep: backend " << backend << " is not built into this binary; use --from-log with a table "
                 << "measured there\n";
-      return (backend == "cuda" || backend == "hip") ? 77 : 2;
+      return 77;
     }
-    std::map<std::pair<int, unsigned>, table_layout> layout_cache;
+    if (!tp::backend_available(*where)) {
+      std::cerr << "swmmac-sweep: backend " << backend << " is not available on this machine ("
+                << tp::device_description(*where) << ")\n";
+      return 77;
+    }
     std::string measured_text;
     try {
-      for (const cell& c : cells) {
-        auto it = layout_cache.find({int(c.in), c.key});
-        if (it == layout_cache.end()) it = layout_cache.emplace(std::pair{int(c.in), c.key}, load_layout(layouts, c.in, c.key)).first;
-        const std::string got = measure(c, it->second);
-        measured[c.id()] = got;
-        measured_text += c.id() + " -> " + got + "\n";
+      // Cells in their printed order, one launch per run of consecutive cells of one instruction and index_key.
+      for (std::size_t from = 0; from < cells.size();) {
+        std::size_t to = from;
+        while (to < cells.size() && cells[to].in == cells[from].in && cells[to].key == cells[from].key) ++to;
+        const cell& c0 = cells[from];
+        const tp::mma::wave_op* op = tp::mma::find_op(*table, isa::info(c0.in).name, {true, true, false, c0.key});
+        if (!op) throw std::runtime_error(std::string("the ") + backend + " table has no " +
+                                          std::string(isa::info(c0.in).name) + " with index_key " +
+                                          std::to_string(c0.key));
+        const std::vector<cell> group(cells.begin() + std::ptrdiff_t(from), cells.begin() + std::ptrdiff_t(to));
+        const std::vector<std::string> got = measure(group, load_layout(layouts, c0.in, c0.key), *op);
+        for (std::size_t n = 0; n < group.size(); ++n) {
+          measured[group[n].id()] = got[n];
+          measured_text += group[n].id() + " -> " + got[n] + "\n";
+        }
+        from = to;
       }
-    } catch (const std::exception& e) {
+    } catch (const tp::kernel_error& e) {  // the op itself failed on the backend: a failed measurement, not bad input
+      std::cerr << "swmmac-sweep: measuring on " << backend << " failed: " << e.what() << "\n";
+      return 1;
+    } catch (const tp::device_error& e) {
+      std::cerr << "swmmac-sweep: measuring on " << backend << " failed: " << e.what() << "\n";
+      return 1;
+    } catch (const std::exception& e) {  // a missing or malformed layout table
       std::cerr << "swmmac-sweep: " << e.what() << "\n";
       return 2;
     }
     if (!out_file.empty()) std::ofstream(out_file) << measured_text;
-    source = "cpu software op, stimulus placed through " + layouts;
+    source = backend + " software op (kernels/mma table '" + table->name + "', " +
+             tp::device_description(*where) + "), stimulus placed through " + layouts;
   }
 
   std::size_t differing = 0, missing = 0;
