@@ -73,6 +73,16 @@
   #endif
 #endif
 
+// A loop with a constant trip count, fully unrolled: the matrix ops' layout arithmetic (lane, register and bit of each
+// element) then folds to constants instead of being recomputed per element at run time.
+#if defined(__CUDACC__) || defined(__clang__)
+  #define TP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+  #define TP_UNROLL _Pragma("GCC unroll 64")
+#else
+  #define TP_UNROLL
+#endif
+
 // Each variant of a kernel family compiles into its own namespace (cmake/variants.cmake defines these).
 #ifndef TP_VARIANT_NS
   #define TP_VARIANT_NS tp_variant_default

@@ -73,31 +73,38 @@ TP_HOST_DEVICE double minifloat_value_fast(uint32_t bits) {
 }
 
 #if TP_BACKEND_CPU
-// 8-bit formats on the emulator: one load from a table filled by minifloat_value (identical by construction).
+// On the emulator every format decodes with one load from a table filled by minifloat_value (identical by
+// construction): 256 entries for the 8-bit formats, 65536 (512 KiB) for f16/bf16, filled at static initialisation
+// (no kernel runs before main).
 template <int EBits, int MBits, bool IeeeSpecials>
-struct minifloat8_table {
-  double v[256];
-  minifloat8_table() {
-    for (uint32_t b = 0; b < 256; ++b) v[b] = minifloat_value(b, EBits, MBits, IeeeSpecials);
+struct minifloat_table {
+  static constexpr uint32_t size = 1u << (1 + EBits + MBits);
+  double* v = new double[size];
+  minifloat_table() {
+    for (uint32_t b = 0; b < size; ++b) v[b] = minifloat_value(b, EBits, MBits, IeeeSpecials);
   }
+  ~minifloat_table() { delete[] v; }
+  minifloat_table(const minifloat_table&) = delete;
+  minifloat_table& operator=(const minifloat_table&) = delete;
 };
 template <int EBits, int MBits, bool IeeeSpecials>
-inline const minifloat8_table<EBits, MBits, IeeeSpecials> minifloat8_values{};
+inline const minifloat_table<EBits, MBits, IeeeSpecials> minifloat_values{};
 #endif
 
 template <int EBits, int MBits, bool IeeeSpecials>
-TP_HOST_DEVICE double minifloat8_value(uint32_t bits) {
+TP_HOST_DEVICE double minifloat_decode(uint32_t bits) {
 #if TP_BACKEND_CPU
-  return minifloat8_values<EBits, MBits, IeeeSpecials>.v[bits & 0xffu];
+  constexpr uint32_t mask = (1u << (1 + EBits + MBits)) - 1u;
+  return minifloat_values<EBits, MBits, IeeeSpecials>.v[bits & mask];
 #else
   return minifloat_value_fast<EBits, MBits, IeeeSpecials>(bits);
 #endif
 }
 
-struct dec_f16  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value_fast<5, 10, true>(b); } };
-struct dec_bf16 { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_value_fast<8, 7, true>(b); } };
-struct dec_fp8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat8_value<4, 3, false>(b); } };
-struct dec_bf8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat8_value<5, 2, true>(b); } };
+struct dec_f16  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_decode<5, 10, true>(b); } };
+struct dec_bf16 { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_decode<8, 7, true>(b); } };
+struct dec_fp8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_decode<4, 3, false>(b); } };
+struct dec_bf8  { static TP_HOST_DEVICE double value(uint32_t b) { return minifloat_decode<5, 2, true>(b); } };
 
 template <unsigned Bits, bool Signed>
 TP_HOST_DEVICE int64_t int_value(uint32_t raw) {
@@ -247,7 +254,7 @@ TP_DEVICE unsigned wave_base() {
 // of the lane's rows is used once and decoded where it is used. Accumulation order is unchanged (ascending g, s).
 template <class L, class Ops, class Lanes>
 TP_DEVICE void decode_b_column(const Lanes& all, unsigned base, unsigned j, typename Ops::val_t (&bcol)[L::K]) {
-  for (unsigned k = 0; k < L::K; ++k) {
+  TP_UNROLL for (unsigned k = 0; k < L::K; ++k) {
     const bitloc bl = L::b(k, j);
     bcol[k] = Ops::b_value(field(all.lane[base + bl.lane].b[bl.reg], bl.bit, Ops::b_bits));
   }
@@ -270,10 +277,10 @@ TP_DEVICE CIn sparse_op(const AIn& a, const BIn& b, const CIn& c, int32_t index,
   for (unsigned r = 0; r < L::d_regs; ++r) {
     const unsigned i = L::row(l, r);
     typename Ops::acc_t acc = Ops::from_c(c.v[r]);
-    for (unsigned g = 0; g < L::K / 4; ++g) {
+    TP_UNROLL for (unsigned g = 0; g < L::K / 4; ++g) {
       const bitloc fl = L::idx(i, g);
       const uint32_t nibble = field(all.lane[base + fl.lane].idx, idx_shift + fl.bit, 4);
-      for (unsigned s = 0; s < 2; ++s) {
+      TP_UNROLL for (unsigned s = 0; s < 2; ++s) {
         const bitloc al = L::a(i, g, s);
         const uint32_t ra = field(all.lane[base + al.lane].a[al.reg], al.bit, Ops::a_bits);
         const unsigned k = 4 * g + ((nibble >> (2 * s)) & 3u);

@@ -93,7 +93,13 @@ inline void record_global(shadow* sh, const void* p, std::size_t bytes, bool wri
         sh->state[i] = elem_state::kernel_written;
         return;
       }
-      if (sh->state[i] == elem_state::kernel_written) return;
+      const elem_state s = sh->state[i];
+      if (s == elem_state::kernel_written) return;
+      // Reading what the host uploaded is every kernel's normal input: once the first sites are kept, only count it.
+      if (s == elem_state::host_initialised && sh->unwritten.first.size() >= access_report_sites_kept) {
+        ++sh->unwritten.host_initialised_reads;
+        return;
+      }
     }
   }
   record_global_slow(sh, p, bytes, write, loc);
