@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace tp::ck_probe {
 
@@ -74,14 +75,71 @@ probe::outcome run_compress(const compress_case& c, const api::ops& ops) {
   return o;
 }
 
-// What the batch runner reuses from batch to batch (tiles of fuzz cases, launch buffers), and the --bench tallies:
-// CPU time of the calling thread, split into generation + packing, the launches, and oracle + judging, per shape.
+// Whether two payloads name the same tile: the same fixture/adversarial/control object (the prepared batch keeps a
+// copy of the payload, so that object stays alive and its address cannot be reused), or the same fuzz generator input.
+bool same_tile(const tile_payload& a, const tile_payload& b) {
+  if (a.t || b.t) return a.t == b.t;
+  return a.shape.type == b.shape.type && a.shape.k == b.shape.k && a.shape.instr == b.shape.instr &&
+         a.tile_seed == b.tile_seed && a.classes == b.classes;
+}
+
+// What every variant of one batch shares: the generated tiles, their packed operands, the oracle's D and the group
+// census. The framework runs each batch through every variant in turn, so the batch is prepared by the first variant
+// and reused by the others; any other batch (the next one, a shrink candidate) is prepared afresh.
+struct prepared_batch {
+  std::vector<std::optional<tile_payload>> keys;  // per case; nullopt for compress-level cases
+  std::vector<tile> pool;                         // generated fuzz tiles
+  std::vector<const tile*> tiles;
+  std::vector<std::size_t> tile_case_index;       // tile -> case index in the batch
+  packed_tiles packed;
+  std::vector<expected_d> want;
+  std::vector<tile_census> groups;
+
+  bool holds(std::span<const probe::case_def* const> cases) const {
+    if (keys.size() != cases.size()) return false;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const auto* p = std::any_cast<tile_payload>(&cases[i]->payload);
+      if (bool(p) != keys[i].has_value() || (p && !same_tile(*p, *keys[i]))) return false;
+    }
+    return true;
+  }
+
+  void prepare(std::span<const probe::case_def* const> cases) {
+    keys.clear();
+    tiles.clear();
+    tile_case_index.clear();
+    std::size_t lazy = 0;
+    // The pool grows before any pointer into it is taken.
+    if (pool.size() < cases.size()) pool.resize(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const auto* p = std::any_cast<tile_payload>(&cases[i]->payload);
+      keys.emplace_back(p ? std::optional<tile_payload>(*p) : std::nullopt);
+      if (!p) continue;
+      if (p->t) {
+        tiles.push_back(p->t.get());
+      } else {
+        fill_random_tile(pool[lazy], p->shape, p->tile_seed, *p->classes);
+        tiles.push_back(&pool[lazy++]);
+      }
+      tile_case_index.push_back(i);
+    }
+    pack_tiles(packed, tiles);
+    want.resize(tiles.size());
+    groups.resize(tiles.size());
+    for (std::size_t n = 0; n < tiles.size(); ++n) {
+      oracle_into(want[n], *tiles[n]);
+      groups[n] = census(*tiles[n]);
+    }
+  }
+};
+
+// What the batch runner reuses from batch to batch, and the --bench tallies: CPU time of the calling thread, split
+// into what the variants share (generation + packing, oracle + census: once per batch) and what each variant does
+// alone (the launches, judging), per shape.
 struct runner_state {
   bool bench = false;
-  std::vector<tile> pool;
-  std::vector<const tile*> tiles;
-  std::vector<std::size_t> tile_case_index;
-  batch_run run;
+  prepared_batch batch;
+  std::vector<api::tile_results> results;
   std::vector<double> launch_seconds;
   std::map<api::dtype, std::vector<api::tile_shape>> shapes;
   const std::vector<api::tile_shape>& shapes_of(api::dtype t) {
@@ -94,58 +152,78 @@ struct runner_state {
   double fuzz_id_seconds = 0;
   struct tally {
     std::uint64_t tiles = 0, tile_cases = 0;  // tile_cases: 16x16x32 units (a 16x16xK tile is K/32 of them)
-    double gen = 0, launch = 0, eval = 0;
+    double launch = 0, judge = 0;
   };
   // (variant, shape label) -> tally; "" label: every shape.
   std::map<std::pair<std::string, std::string>, tally> tallies;
+  struct shared_tally {
+    std::uint64_t batches = 0, tiles = 0, tile_cases = 0;
+    double prepare = 0;
+  } shared;
 
-  void account(const std::string& variant, const std::vector<const tile*>& ts, const batch_run& r, double gen,
-               double launch_total, double eval) {
-    // Generation and evaluation are shared out by tile-cases; each launch is its shape's own.
+  void account_prepare(double seconds) {
+    ++shared.batches;
+    shared.tiles += batch.tiles.size();
+    for (const auto* t : batch.tiles) shared.tile_cases += t->shape.k / 32;
+    shared.prepare += seconds;
+  }
+
+  void account_variant(const std::string& variant, double judge) {
+    const auto& p = batch.packed;
     std::uint64_t units = 0;
-    for (const auto* t : ts) units += t->shape.k / 32;
-    std::vector<std::uint64_t> units_of(r.results.size(), 0), tiles_of(r.results.size(), 0);
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      units_of[r.shape_of[i]] += ts[i]->shape.k / 32;
-      ++tiles_of[r.shape_of[i]];
-    }
-    std::vector<std::string> labels(r.results.size());
-    for (std::size_t i = 0; i < ts.size(); ++i) labels[r.shape_of[i]] = shape_label(ts[i]->shape);
+    for (const auto* t : batch.tiles) units += t->shape.k / 32;
     auto& all = tallies[{variant, ""}];
-    all.tiles += ts.size();
+    all.tiles += batch.tiles.size();
     all.tile_cases += units;
-    all.gen += gen;
-    all.launch += launch_total;
-    all.eval += eval;
-    for (std::size_t n = 0; n < r.results.size(); ++n) {
-      auto& t = tallies[{variant, labels[n]}];
-      const double share = double(units_of[n]) / double(units);
-      t.tiles += tiles_of[n];
-      t.tile_cases += units_of[n];
-      t.gen += gen * share;
+    for (double l : launch_seconds) all.launch += l;
+    all.judge += judge;
+    for (std::size_t n = 0; n < p.per_shape.size(); ++n) {
+      const auto& s = p.per_shape[n];
+      auto& t = tallies[{variant, shape_label(s.shape)}];
+      const std::uint64_t u = s.tiles * (s.shape.k / 32);
+      t.tiles += s.tiles;
+      t.tile_cases += u;
       t.launch += launch_seconds[n];
-      t.eval += eval * share;
+      t.judge += units ? judge * double(u) / double(units) : 0.0;  // judging is shared out by tile-cases
     }
   }
 
   std::vector<std::string> bench_lines() const {
     std::vector<std::string> lines;
     if (!bench) return lines;
-    char buf[320];
+    char buf[400];
     const double id_per_case = fuzz_cases ? fuzz_id_seconds / double(fuzz_cases) : 0.0;
     std::snprintf(buf, sizeof buf, "bench: fuzz case ids and seeds: %llu cases in %.3f s CPU (%.2f us/case)",
                   (unsigned long long)fuzz_cases, fuzz_id_seconds, 1e6 * id_per_case);
     lines.push_back(buf);
+    // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
+    std::uint64_t runs = 0;
+    double per_variant = 0;
+    std::size_t variants = 0;
+    for (const auto& [key, t] : tallies)
+      if (key.second.empty()) {
+        runs += t.tile_cases;
+        per_variant += t.launch + t.judge;
+        ++variants;
+      }
+    const double total = shared.prepare + per_variant;
+    std::snprintf(buf, sizeof buf,
+                  "bench: fuzz loop, %zu variant(s): %llu tiles, %llu 16x16x32 tile-cases run and judged in %.3f s "
+                  "CPU = %.0f tile-cases/s per core (shared by the variants: generate+pack+oracle+census %.3f s; "
+                  "per variant: kernel+judge %.3f s)",
+                  variants, (unsigned long long)shared.tiles, (unsigned long long)runs, total,
+                  total > 0 ? double(runs) / total : 0.0, shared.prepare, per_variant);
+    lines.push_back(buf);
     for (const auto& [key, t] : tallies) {
       // The whole mix, and the smallest tile of the probe's integer type (one 16x16x32 instruction, FragsK 1).
       if (!key.second.empty() && key.second != "int8,K=32" && key.second != "pk_int4,K=32") continue;
-      const double secs = t.gen + t.launch + t.eval;
+      const double secs = t.launch + t.judge;
       std::snprintf(buf, sizeof buf,
-                    "bench: %s %s: %llu tiles = %llu 16x16x32 tile-cases in %.3f s CPU = %.0f tile-cases/s per core "
-                    "(generate+pack %.3f s, kernel %.3f s, oracle+judge %.3f s)",
+                    "bench: %s %s: %llu tiles = %llu 16x16x32 tile-cases, kernel %.3f s + judge %.3f s CPU = %.0f "
+                    "tile-cases/s per core for this variant's own work",
                     key.first.c_str(), key.second.empty() ? "all shapes" : key.second.c_str(),
-                    (unsigned long long)t.tiles, (unsigned long long)t.tile_cases, secs,
-                    secs > 0 ? double(t.tile_cases) / secs : 0.0, t.gen, t.launch, t.eval);
+                    (unsigned long long)t.tiles, (unsigned long long)t.tile_cases, t.launch, t.judge,
+                    secs > 0 ? double(t.tile_cases) / secs : 0.0);
       lines.push_back(buf);
     }
     return lines;
@@ -246,39 +324,24 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
                                     std::span<probe::outcome> out) {
     st->bench = app.opts().bench;
     const auto& ops = v.ops_as<api::ops>();
-    auto& tiles = st->tiles;
-    auto& tile_case_index = st->tile_case_index;
-    tiles.clear();
-    tile_case_index.clear();
-    std::size_t lazy = 0;
-    // The pool grows before any pointer into it is taken.
-    if (st->pool.size() < cases.size()) st->pool.resize(cases.size());
-    const double t_gen = st->bench ? thread_cpu_seconds() : 0.0;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      if (const auto* cc = std::any_cast<compress_case>(&cases[i]->payload)) {
-        out[i] = run_compress(*cc, ops);
-        continue;
-      }
-      const auto& p = cases[i]->as<tile_payload>();
-      if (p.t) {
-        tiles.push_back(p.t.get());
-      } else {
-        fill_random_tile(st->pool[lazy], p.shape, p.tile_seed, *p.classes);
-        tiles.push_back(&st->pool[lazy++]);
-      }
-      tile_case_index.push_back(i);
+    auto& b = st->batch;
+    if (!b.holds(cases)) {
+      const double t0 = st->bench ? thread_cpu_seconds() : 0.0;
+      b.prepare(cases);
+      if (st->bench) st->account_prepare(thread_cpu_seconds() - t0);
     }
-    if (tiles.empty()) return;
-    const double t_run = st->bench ? thread_cpu_seconds() : 0.0;
-    run_tiles_into(st->run, ops, tiles, st->bench ? &st->launch_seconds : nullptr);
-    const double t_eval = st->bench ? thread_cpu_seconds() : 0.0;
-    for (std::size_t n = 0; n < tiles.size(); ++n) {
-      const auto [res, idx] = st->run.where[n];
-      const auto& r = st->run.results[res];
-      const tile& t = *tiles[n];
-      const auto want = oracle(t);
-      const auto e = evaluate(t, want, r, idx);
-      probe::outcome& o = out[tile_case_index[n]];
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (const auto* cc = std::any_cast<compress_case>(&cases[i]->payload)) out[i] = run_compress(*cc, ops);
+    if (b.tiles.empty()) return;
+    launch_packed(ops, b.packed, st->results, st->bench ? &st->launch_seconds : nullptr);
+    const double t_judge = st->bench ? thread_cpu_seconds() : 0.0;
+    for (std::size_t n = 0; n < b.tiles.size(); ++n) {
+      const auto [res, idx] = b.packed.where[n];
+      const auto& r = st->results[res];
+      const tile& t = *b.tiles[n];
+      const auto& want = b.want[n];
+      const auto e = evaluate(t, b.groups[n], want, r, idx);
+      probe::outcome& o = out[b.tile_case_index[n]];
       o = probe::outcome{};
       o.pass = cfg->judge(t, e, o);
       // Summed per variant over the run (exact in a double below 2^53, i.e. for up to 2^21 tiles): equal sums on two
@@ -289,7 +352,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
       count_coverage(o, t, e);
       if (e.groups.nonzero_groups <= 2) group_lines(o, t, r, idx, 2);
     }
-    if (st->bench) st->account(v.name, tiles, st->run, t_run - t_gen, t_eval - t_run, thread_cpu_seconds() - t_eval);
+    if (st->bench) st->account_variant(v.name, thread_cpu_seconds() - t_judge);
   });
 
   app.notes([st] { return st->bench_lines(); });

@@ -1,6 +1,8 @@
 #include "probes/ck_support/ck_tiles.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -92,16 +94,28 @@ double value_of(api::dtype t, std::int32_t code) {
   }
   return 0;
 }
-bool survives(api::dtype t, std::int32_t code) {
-  return api::is_integer(t) ? ref::survives(std::int64_t(code)) : ref::survives(value_of(t, code));
+namespace {
+// survives() with the decode tables already at hand: the census runs over every group of every fuzz tile.
+bool survives_code(const code_tables& tb, api::dtype t, std::int32_t code) {
+  switch (t) {
+    case api::dtype::int8:
+    case api::dtype::pk_int4: return ref::survives(std::int64_t(code));
+    case api::dtype::fp8_e4m3: return ref::survives(tb.fp8_value[std::uint8_t(code)]);
+    case api::dtype::fp16: return ref::survives(tb.fp16_value[std::uint16_t(code)]);
+  }
+  return true;
 }
-unsigned survivor_mask(const tile& t, unsigned row, unsigned group) {
+unsigned survivor_mask(const code_tables& tb, const tile& t, unsigned row, unsigned group) {
   unsigned m = 0;
   const std::int32_t* g = t.a.data() + row * t.shape.k + 4 * group;
   for (unsigned p = 0; p < 4; ++p)
-    if (survives(t.shape.type, g[p])) m |= 1u << p;
+    if (survives_code(tb, t.shape.type, g[p])) m |= 1u << p;
   return m;
 }
+}  // namespace
+
+bool survives(api::dtype t, std::int32_t code) { return survives_code(tables(), t, code); }
+unsigned survivor_mask(const tile& t, unsigned row, unsigned group) { return survivor_mask(tables(), t, row, group); }
 
 std::vector<std::uint8_t> physical_a(const tile& t) {
   const unsigned k = t.shape.k;
@@ -166,21 +180,32 @@ std::vector<std::uint8_t> physical_b(const tile& t) {
 }
 
 expected_d oracle(const tile& t) {
-  const unsigned k = t.shape.k;
   expected_d e;
+  oracle_into(e, t);
+  return e;
+}
+
+void oracle_into(expected_d& e, const tile& t) {
+  const unsigned k = t.shape.k;
   e.d.assign(256, 0.0);
   e.bound.assign(256, 0.0);
   if (api::is_integer(t.shape.type)) {
-    std::vector<std::int8_t> a(t.a.begin(), t.a.end()), b(t.b.begin(), t.b.end());
+    thread_local std::vector<std::int8_t> a, b;  // reused: the fuzz loop calls this for every tile
+    a.assign(t.a.begin(), t.a.end());
+    b.assign(t.b.begin(), t.b.end());
     const ref::matrix_view<std::int8_t> av(a.data(), 16, k), bv(b.data(), k, 16);
     const auto d = t.shape.type == api::dtype::pk_int4 ? ref::int4_gemm(av, bv) : ref::int8_gemm(av, bv);
     for (unsigned i = 0; i < 256; ++i) e.d[i] = double(ref::wrap_int32(d.data[i]));
-    return e;
+    return;
   }
-  std::vector<double> a(16 * k), b(16 * k);
+  thread_local std::vector<double> a, b;
+  a.resize(16 * k);
+  b.resize(16 * k);
+  const double* values = t.shape.type == api::dtype::fp8_e4m3 ? tables().fp8_value : tables().fp16_value.data();
+  const unsigned mask = t.shape.type == api::dtype::fp8_e4m3 ? 0xffu : 0xffffu;
   for (unsigned i = 0; i < 16 * k; ++i) {
-    a[i] = value_of(t.shape.type, t.a[i]);
-    b[i] = value_of(t.shape.type, t.b[i]);
+    a[i] = values[std::uint32_t(t.a[i]) & mask];
+    b[i] = values[std::uint32_t(t.b[i]) & mask];
   }
   const ref::matrix_view<double> av(a.data(), 16, k), bv(b.data(), k, 16);
   const auto d = ref::float_gemm(av, bv);
@@ -192,7 +217,6 @@ expected_d oracle(const tile& t) {
     e.d[i] = d.data[i];
     e.bound[i] = (gamma + own) * mag.data[i];
   }
-  return e;
 }
 
 std::vector<std::int32_t> formula_b(api::tile_shape s) {
@@ -217,12 +241,23 @@ std::uint64_t fast_rng::below(std::uint64_t n) {
   }
 }
 
+namespace {
+// code_for's table for values -64..64 (entry v - kCodeMin); nullptr for the integer types, whose codes are the values.
+const std::int32_t* small_codes(api::dtype t) {
+  if (api::is_integer(t)) return nullptr;
+  return t == api::dtype::fp8_e4m3 ? tables().fp8 : tables().fp16;
+}
+}  // namespace
+
 void fill_random_b(std::vector<std::int32_t>& b, api::tile_shape s, fast_rng& r) {
   b.resize(16 * s.k);
+  const std::int32_t* codes = small_codes(s.type);
   if (s.type == api::dtype::pk_int4) {
     for (auto& x : b) x = std::int32_t(r.range<-8, 7>());
+  } else if (!codes) {
+    for (auto& x : b) x = std::int32_t(r.range<-16, 16>());
   } else {
-    for (auto& x : b) x = code_for(s.type, int(r.range<-16, 16>()));
+    for (auto& x : b) x = codes[r.range<-16, 16>() - kCodeMin];
   }
 }
 
@@ -266,14 +301,19 @@ void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std:
   fill_random_b(t.b, s, r);
   t.a.assign(16 * s.k, 0);
   const bool int4 = s.type == api::dtype::pk_int4;
+  const std::int32_t* codes = small_codes(s.type);
+  // The class pool's masks once, not per group.
+  thread_local std::vector<unsigned> masks;
+  masks.clear();
+  for (int c : classes) masks.push_back(group_class_mask(c));
   for (unsigned m = 0; m < 16; ++m)
     for (unsigned g = 0; g < s.k / 4; ++g) {
-      const unsigned mask = group_class_mask(r.pick(classes));
+      const unsigned mask = r.pick(masks);
       for (unsigned pos = 0; pos < 4; ++pos) {
         if (!((mask >> pos) & 1u)) continue;
         int v = 0;
         while (v == 0) v = int(int4 ? r.range<-8, 7>() : r.range<-64, 64>());
-        t.a[m * s.k + 4 * g + pos] = code_for(s.type, v);
+        t.a[m * s.k + 4 * g + pos] = codes ? codes[v - kCodeMin] : v;
       }
     }
 }
@@ -338,14 +378,20 @@ std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t) {
 }
 
 tile_census census(const tile& t) {
+  // Per survivor mask: its class (group_class) and survivor count, tabulated once.
+  static const auto class_of = [] {
+    std::array<std::pair<int, int>, 16> c{};
+    for (unsigned m = 0; m < 16; ++m) c[m] = {group_class(m), std::popcount(m)};
+    return c;
+  }();
+  const code_tables& tb = tables();
   tile_census c;
   for (unsigned i = 0; i < 16; ++i)
     for (unsigned g = 0; g < t.shape.k / 4; ++g) {
-      const unsigned m = survivor_mask(t, i, g);
-      const int n = __builtin_popcount(m);
+      const unsigned m = survivor_mask(tb, t, i, g);
+      const auto [cls, n] = class_of[m];
       ++c.by_count[n];
-      if (n == 1) ++c.single_at[__builtin_ctz(m)];
-      const int cls = group_class(m);
+      if (n == 1) ++c.single_at[std::countr_zero(m)];
       ++c.by_class[cls + 1];
       if (m) {
         ++c.nonzero_groups;
@@ -356,8 +402,13 @@ tile_census census(const tile& t) {
 }
 
 tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index) {
+  return evaluate(t, census(t), want, r, index);
+}
+
+tile_eval evaluate(const tile& t, const tile_census& groups, const expected_d& want, const api::tile_results& r,
+                   std::size_t index) {
   tile_eval e;
-  e.groups = census(t);
+  e.groups = groups;
   const bool integer = api::is_integer(t.shape.type);
   for (unsigned i = 0; i < 256; ++i) {
     const double got = integer ? double(r.d_int[index * 256 + i]) : double(r.d_float[index * 256 + i]);
@@ -481,41 +532,50 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-void run_tiles_into(batch_run& run, const api::ops& ops, std::span<const tile* const> tiles,
-                    std::vector<double>* launch_seconds) {
-  run.where.resize(tiles.size());
-  run.shape_of.resize(tiles.size());
-  // A batch holds a handful of shapes: a linear search beats a map, and the batches are reused.
-  std::vector<api::tile_shape> shapes;
+void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles) {
+  into.where.resize(tiles.size());
+  std::size_t groups = 0;
   for (std::size_t i = 0; i < tiles.size(); ++i) {
+    // A batch holds a handful of shapes: a linear search beats a map, and the batches are reused.
     const auto& s = tiles[i]->shape;
     std::size_t n = 0;
-    while (n < shapes.size() && !(shapes[n].type == s.type && shapes[n].k == s.k && shapes[n].instr == s.instr)) ++n;
-    if (n == shapes.size()) shapes.push_back(s);
-    run.shape_of[i] = n;
-  }
-  run.results.resize(shapes.size());
-  if (launch_seconds) launch_seconds->assign(shapes.size(), 0.0);
-  api::tile_batch in;
-  for (std::size_t n = 0; n < shapes.size(); ++n) {
-    in.shape = shapes[n];
-    in.tiles = 0;
-    in.a.clear();
-    in.b.clear();
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-      if (run.shape_of[i] != n) continue;
-      append_physical(*tiles[i], in.a, in.b);
-      run.where[i] = {n, in.tiles++};
+    while (n < groups && !(into.per_shape[n].shape.type == s.type && into.per_shape[n].shape.k == s.k &&
+                           into.per_shape[n].shape.instr == s.instr))
+      ++n;
+    if (n == groups) {
+      if (into.per_shape.size() <= n) into.per_shape.resize(n + 1);
+      auto& b = into.per_shape[n];
+      b.shape = s;
+      b.tiles = 0;
+      b.a.clear();
+      b.b.clear();
+      ++groups;
     }
+    auto& b = into.per_shape[n];
+    append_physical(*tiles[i], b.a, b.b);
+    into.where[i] = {n, b.tiles++};
+  }
+  into.per_shape.resize(groups);
+}
+
+void launch_packed(const api::ops& ops, const packed_tiles& packed, std::vector<api::tile_results>& results,
+                   std::vector<double>* launch_seconds) {
+  results.resize(packed.per_shape.size());
+  if (launch_seconds) launch_seconds->assign(packed.per_shape.size(), 0.0);
+  for (std::size_t n = 0; n < packed.per_shape.size(); ++n) {
     const double t0 = launch_seconds ? thread_cpu_seconds() : 0.0;
-    ops.run_tiles(in, run.results[n]);
+    ops.run_tiles(packed.per_shape[n], results[n]);
     if (launch_seconds) (*launch_seconds)[n] = thread_cpu_seconds() - t0;
   }
 }
 
 batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles) {
+  packed_tiles packed;
+  pack_tiles(packed, tiles);
   batch_run run;
-  run_tiles_into(run, ops, tiles);
+  launch_packed(ops, packed, run.results);
+  run.where = packed.where;
+  for (const auto& w : packed.where) run.shape_of.push_back(w.first);
   return run;
 }
 

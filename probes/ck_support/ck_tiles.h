@@ -48,6 +48,7 @@ struct expected_d {
   std::vector<double> d, bound;
 };
 expected_d oracle(const tile& t);
+void oracle_into(expected_d& into, const tile& t);  // the same, reusing into's storage
 
 // probe::rng's exact stream (splitmix64, then rejection of the top partial block and a modulo), inline and with the
 // bounds known at compile time: the generators draw two or more numbers per element, and the out-of-line rng's two
@@ -119,6 +120,9 @@ struct tile_eval {
   bool d_ok() const { return wrong == 0; }
 };
 tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index);
+// The same with the tile's census already taken (the fuzz loop takes it once for every variant).
+tile_eval evaluate(const tile& t, const tile_census& groups, const expected_d& want, const api::tile_results& r,
+                   std::size_t index);
 
 // Group census of A into outcome coverage counters (survivors per group, singles at each position, FragsK > 1,
 // pk_int4 fragments, OOB writes).
@@ -134,6 +138,13 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
 // The kernel's physical operands of `t`, appended to a and b (no temporaries: the fuzz loop's form of physical_a/b).
 void append_physical(const tile& t, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b);
 
+// A batch of tiles as kernel operands: one tile_batch per distinct shape, packed once and launched by every variant.
+struct packed_tiles {
+  std::vector<api::tile_batch> per_shape;
+  std::vector<std::pair<std::size_t, std::size_t>> where;  // tile -> (shape group, tile index in its launch)
+};
+void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles);  // reuses into's storage
+
 // Runs every case's tile through `ops`, one launch per distinct shape; where[i] locates case i's result.
 struct batch_run {
   std::vector<api::tile_results> results;  // one per shape
@@ -141,9 +152,10 @@ struct batch_run {
   std::vector<std::size_t> shape_of;                       // case -> index into results (shape group)
 };
 batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles);
-// The same into `run`, reusing its storage; `launch_seconds` (when given) gets the CPU time of each shape's launch.
-void run_tiles_into(batch_run& run, const api::ops& ops, std::span<const tile* const> tiles,
-                    std::vector<double>* launch_seconds = nullptr);
+// One launch per shape group of `packed` into `results` (reusing its storage); `launch_seconds` (when given) gets the
+// CPU time of each launch.
+void launch_packed(const api::ops& ops, const packed_tiles& packed, std::vector<api::tile_results>& results,
+                   std::vector<double>* launch_seconds = nullptr);
 
 double thread_cpu_seconds();  // CPU time of the calling thread (bench figures are per core, whatever the load)
 

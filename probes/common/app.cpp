@@ -591,7 +591,8 @@ int app::impl::run(int argc, char** argv) {
     rec.cases.push_back({c.id, c.source, std::string(c.table_row()), c.tags, c.seed, c.buggy,
                          std::vector<std::uint8_t>(selected.size(), 0)});
 
-  // Run: variant-major, so a batch runner sees many cases of one variant at once.
+  // Run: batch-major, each batch through every variant in turn, so a batch runner sees many cases of one variant at
+  // once and can keep what the variants share (generated tiles, oracle results) for the next variant of the batch.
   constexpr std::size_t kept_per_row = 3;
   std::map<std::pair<std::size_t, std::string>, std::size_t> kept_count;
   progress bar(isatty(STDERR_FILENO) != 0);
@@ -599,12 +600,13 @@ int app::impl::run(int argc, char** argv) {
   std::vector<outcome> results;
   std::vector<std::optional<std::size_t>> first_failure(selected.size());
   const std::size_t total_runs = cases.size() * selected.size();
-  for (std::size_t v = 0; v < selected.size(); ++v) {
-    auto& summary_v = rec.variants[v];
-    for (std::size_t start = 0; start < cases.size(); start += batch) {
-      const std::size_t n = std::min(batch, cases.size() - start);
-      ptrs.clear();
-      for (std::size_t i = 0; i < n; ++i) ptrs.push_back(&cases[start + i]);
+  std::size_t runs_done = 0;
+  for (std::size_t start = 0; start < cases.size(); start += batch) {
+    const std::size_t n = std::min(batch, cases.size() - start);
+    ptrs.clear();
+    for (std::size_t i = 0; i < n; ++i) ptrs.push_back(&cases[start + i]);
+    for (std::size_t v = 0; v < selected.size(); ++v) {
+      auto& summary_v = rec.variants[v];
       results.assign(n, outcome{});
       const auto t0 = clock_type::now();
       outcome_of_batch(ptrs, selected[v], results);
@@ -623,9 +625,14 @@ int app::impl::run(int argc, char** argv) {
           }
         }
       }
-      bar.update(selected[v].name, v * cases.size() + start + n, total_runs);
+      runs_done += n;
+      bar.update(selected[v].name, runs_done, total_runs);
     }
   }
+  // Reports list kept failures variant by variant, in case order.
+  std::stable_sort(rec.failures.begin(), rec.failures.end(), [](const kept_failure& a, const kept_failure& b) {
+    return a.variant_index != b.variant_index ? a.variant_index < b.variant_index : a.case_index < b.case_index;
+  });
 
   if (notes) rec.notes = notes();
 

@@ -34,7 +34,7 @@ std::shared_ptr<const prepared> data_for(const geometry& g) {
   static std::map<std::string, std::shared_ptr<const prepared>> cache;
   const std::string key = geometry_id("data", g).str();
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  // Cases run variant-major: hold every geometry of a run (small) so each variant reuses the oracle.
+  // Hold every geometry of a run (small): each variant of a batch and every shrink candidate reuse the oracle.
   if (cache.size() > 64) cache.clear();
   return cache[key] = prepare(g);
 }

@@ -33,8 +33,8 @@ std::shared_ptr<const prepared> data_for(const geometry& g) {
   static std::map<std::string, std::shared_ptr<const prepared>> cache;
   const std::string key = geometry_id("data", g).str();
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  // Cases run variant-major, so the cache must hold a whole run's data (a few MB per case) or every variant would
-  // rebuild the oracle; shrink candidates beyond that evict everything.
+  // Holds a whole run's data (a few MB per case): the variants of a batch, the shrinker and the reference re-run of a
+  // counterexample all come back to the same geometries; shrink candidates beyond that evict everything.
   if (cache.size() > 32) cache.clear();
   return cache[key] = prepare(g);
 }
