@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,7 +46,23 @@ mutation_matrix parse_matrix(const nlohmann::json& j);  // throws std::runtime_e
 // One line per row whose caught set is not what it must be.
 std::vector<std::string> matrix_problems(const mutation_matrix& m);
 
+// The Markdown document for a pull request (report_render.cpp): a headline table (probe, backend, each buggy and fixed
+// variant's failed / cases, verdict, linked to the probe's section), where it ran, then one section per run and the
+// mutation matrix, one table per kernel family.
 std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix);
+
+// Helpers of the renderer, public for their tests.
+// Words of a command line quoted the way probes record it (POSIX single quotes, backslash escapes).
+std::vector<std::string> shell_words(std::string_view command);
+// One line of a code block, wrapped at `width`: at spaces, and after commas inside a longer word (a case id);
+// continuation lines indented by four spaces.
+std::string wrap_text_line(const std::string& line, std::size_t width);
+// The anchor GitHub (and pandoc's gfm) gives a heading: lower case, spaces to '-', punctuation other than '-' and
+// '_' dropped.
+std::string github_anchor(std::string_view heading);
+// A hazard or unwritten-read line made readable: build-tree variant paths cut to the source-tree path, compiler
+// pretty function names cut to the function's name.
+std::string readable_evidence(std::string line);
 
 // The whole tool; returns the exit code (0 merged and as expected, 1 a problem or broken verdict, 2 bad usage/input).
 int tileprobe_report_main(int argc, char** argv);

@@ -88,9 +88,116 @@ TEST_CASE("Different runs stay apart and the document shows each with its table"
   const auto doc = report::render_document(merged, nullptr);
   CHECK(doc.find("## probe-toy on cpu") != std::string::npos);
   CHECK(doc.find("## probe-toy on cuda") != std::string::npos);
-  CHECK(doc.find("### cuda") != std::string::npos);
-  CHECK(doc.find("| upstream (buggy) | 1/2 | 4/6 | 0/1 |") != std::string::npos);  // cases by source: failed/total
+  // Two backends: the headline has a backend column and says where each ran.
+  CHECK(doc.find("| probe | backend | buggy variant | fixed variant | verdict |") != std::string::npos);
+  CHECK(doc.find("| [probe-toy](#probe-toy-on-cuda) | cuda |") != std::string::npos);
+  CHECK(doc.find("- **cuda**: device: toy cuda") != std::string::npos);
+  // Cases by source, failed / total: fixture, adversarial, control, fuzz, all.
+  CHECK(doc.find("| `upstream` (buggy) | 1 / 2 | 4 / 6 | 0 / 1 |") != std::string::npos);
   CHECK(doc.find("```sh\nprobe-toy --fuzz 4") != std::string::npos);
+}
+
+TEST_CASE("The headline table of a two-shard merge counts the whole run's failures per variant", "[merge][render]") {
+  const auto whole = probe::from_json(toy::run({"--fuzz", "20"}).report);
+  const auto merged = report::merge_reports({shard_report(2, 2), shard_report(1, 2)});
+  REQUIRE(merged.size() == 1);
+  const auto doc = report::render_document(merged, nullptr);
+  const auto failed = [&](std::size_t v) {
+    std::size_t n = 0;
+    for (const auto& c : whole.cases) n += c.passed[v] ? 0 : 1;
+    return n;
+  };
+  REQUIRE(failed(0) > 0);
+  const auto total = whole.cases.size();
+  CHECK(doc.rfind("# tileprobe report\n", 0) == 0);
+  CHECK(doc.find("1 probe run on cpu, merged from 2 shard reports.") != std::string::npos);
+  // One backend: no backend column; the row links to the probe's section, whose heading makes that anchor.
+  CHECK(doc.find("| probe | buggy variant | fixed variant | verdict |") != std::string::npos);
+  const auto n = std::to_string(total);
+  CHECK(doc.find("| [probe-toy](#probe-toy-on-cpu) | `upstream` " + std::to_string(failed(0)) + " / " + n +
+                 " | `fixed` 0 / " + n + " | fail → pass |") != std::string::npos);
+  CHECK(doc.find("\n## probe-toy on cpu\n") != std::string::npos);
+  CHECK(doc.find("Every verdict is as expected.") != std::string::npos);
+  CHECK(doc.find("2 shards merged") != std::string::npos);
+  CHECK(doc.find("Reports merged: `shard1.json`, `shard2.json`") != std::string::npos);
+  // The headline comes before any probe section.
+  CHECK(doc.find("| [probe-toy]") < doc.find("## probe-toy on cpu"));
+}
+
+TEST_CASE("A missing shard shows in the headline verdict, not only in the probe's section", "[merge][render]") {
+  const auto merged = report::merge_reports({shard_report(1, 3), shard_report(3, 3)});
+  const auto doc = report::render_document(merged, nullptr);
+  CHECK(doc.find("**shards do not add up** |") != std::string::npos);
+  CHECK(doc.find("**Some verdicts are NOT as expected**") != std::string::npos);
+  CHECK(doc.find("- shard 2/3 is missing") != std::string::npos);
+}
+
+TEST_CASE("A probe section reads as failed / cases everywhere, explains metrics and reruns its counterexample",
+          "[merge][render]") {
+  const auto merged = report::merge_reports({{"toy.json", probe::from_json(toy::run({"--fuzz", "20"}).report)}});
+  const auto doc = report::render_document(merged, nullptr);
+  // The per-group table counts failures too (the probe's own Markdown counts passes; the merged document never).
+  CHECK(doc.find("| case group | `upstream` (buggy) | `fixed` (fixed) |") != std::string::npos);
+  CHECK(doc.find("| iota | 4 / 6 | 0 / 6 |") != std::string::npos);
+  // A known metric has its meaning; an unknown one says where to look; each says how it aggregates.
+  CHECK(doc.find("| metric | over the cases | `upstream` | `fixed` |") != std::string::npos);
+  CHECK(doc.find("| `wrong` | sum | ") != std::string::npos);
+  CHECK(doc.find("| `abs_err` | max | ") != std::string::npos);
+  CHECK(doc.find("- `wrong`: output elements that differ from the oracle") != std::string::npos);
+  CHECK(doc.find("- `abs_err`: the probe's own (see its README)") != std::string::npos);
+  // Coverage counters equal on both variants (same inputs) go into one column.
+  CHECK(doc.find("| counter (equal on every variant) | count |") != std::string::npos);
+  // The counterexample: ids in a code block, both variants' outputs, a rerun command without the report options.
+  const auto ce = doc.find("### Shrunk counterexample");
+  REQUIRE(ce != std::string::npos);
+  CHECK(doc.find("```text\nshrunk: toy(v=3,src=shrunk)\n", ce) != std::string::npos);
+  CHECK(doc.find("**On `upstream`: FAIL** (abs_err 3, wrong 1)", ce) != std::string::npos);
+  CHECK(doc.find("**On `fixed`: pass** (abs_err 0, wrong 0)", ce) != std::string::npos);
+  const auto rerun = doc.find("Rerun the unshrunk case on both variants:\n\n```sh\nprobe-toy --fuzz 20 ", ce);
+  REQUIRE(rerun != std::string::npos);
+  const auto rerun_end = doc.find("```\n", rerun + 50);
+  const auto rerun_text = doc.substr(rerun, rerun_end - rerun);
+  CHECK(rerun_text.find("--variant upstream,fixed --case 'toy(v=1.2.3,src=fixture)'") != std::string::npos);
+  CHECK(rerun_text.find("--report") == std::string::npos);
+  CHECK(rerun_text.find("--out-json") == std::string::npos);
+  CHECK(doc.find("- toy note: lists are summed") != std::string::npos);
+}
+
+TEST_CASE("Two buggy variants that shrink to the same case with the same output print it once", "[merge][render]") {
+  auto rec = probe::from_json(toy::run({"--fuzz", "4"}).report);
+  REQUIRE(rec.counterexamples.size() == 1);
+  auto twin = rec.counterexamples.front();
+  twin.variant = "upstream-again";
+  rec.counterexamples.push_back(twin);
+  const auto doc = report::render_document(report::merge_reports({{"toy.json", rec}}), nullptr);
+  CHECK(doc.find("### Shrunk counterexamples") != std::string::npos);
+  CHECK(doc.find("`upstream-again` fails the same shrunk case with the same output as `upstream` above.") !=
+        std::string::npos);
+  CHECK(doc.find("**On `upstream-again`") == std::string::npos);
+}
+
+TEST_CASE("Renderer helpers: shell words, GitHub anchors, readable hazard lines", "[merge][render]") {
+  CHECK(report::shell_words("probe-x --case 'a(b=1,c=2)' --out x\\ y 'it'\\''s'") ==
+        std::vector<std::string>{"probe-x", "--case", "a(b=1,c=2)", "--out", "x y", "it's"});
+  CHECK(report::wrap_text_line("a b", 10) == "a b\n");
+  // A case id longer than a line breaks after its commas; words move whole to an indented continuation line.
+  CHECK(report::wrap_text_line("shrunk: toy(alpha=1,beta=2,gamma=3) done", 20) ==
+        "shrunk: toy(alpha=1,\n    beta=2,gamma=3)\n    done\n");
+  CHECK(report::github_anchor("ck-phantom-fallback on cpu") == "ck-phantom-fallback-on-cpu");
+  CHECK(report::github_anchor("probe-toy on cpu (run 2)") == "probe-toy-on-cpu-run-2");
+  CHECK(report::github_anchor("Mutation matrix") == "mutation-matrix");
+  CHECK(report::readable_evidence(
+            "RAW hazard on shared byte 544 (block 0): write by warp 0 lane 0 at "
+            "/work/b/kernels/fattn/variants/upstream/kernels/fattn/fattn-mma-f16.cuh:238 (void tpv_x::process_tile("
+            "const args&, tp::smem<float>, int) [with C = cfg<256, 64>]), then read by warp 1 lane 0 at "
+            "/work/b/kernels/fattn/variants/upstream/kernels/fattn/fattn-mma-f16.cuh:254 (void tpv_x::combine(int)) "
+            "in the same barrier epoch") ==
+        "RAW hazard on shared byte 544 (block 0): write by warp 0 lane 0 at kernels/fattn/fattn-mma-f16.cuh:238 "
+        "(process_tile), then read by warp 1 lane 0 at kernels/fattn/fattn-mma-f16.cuh:254 (combine) in the same "
+        "barrier epoch");
+  // Nothing that looks like a location: unchanged.
+  const std::string plain = "element 3 (host-initialised) read by block 0 thread 0";
+  CHECK(report::readable_evidence(plain) == plain);
 }
 
 TEST_CASE("The mutation matrix flags a surviving mutant and a revert caught by the wrong probe", "[merge][matrix]") {
@@ -110,8 +217,29 @@ TEST_CASE("The mutation matrix flags a surviving mutant and a revert caught by t
   CHECK(mentions(problems, "probe-a on mutant-x: exit 2"));
   CHECK(mentions(problems, "mutant mutant-x survives"));
   const auto doc = report::render_document({}, &m);
-  CHECK(doc.find("| fixed-minus-0001 | probe-a | **caught** | pass | yes |") != std::string::npos);
+  CHECK(doc.find("| fixed-minus-0001 | the bold ones | **caught** | pass | yes |") != std::string::npos);
+  CHECK(doc.find("| fixed-minus-0002 | the bold ones | caught | **caught** | **NO** |") != std::string::npos);
+  CHECK(doc.find("| mutant-default-field-3 | any probe | pass | pass | **NO** |") != std::string::npos);
+  CHECK(doc.find("| mutant-x | any probe | exit 2 | - | **NO** |") != std::string::npos);
   CHECK_THROWS(report::parse_matrix(json::parse(R"({"rows": []})")));
+}
+
+TEST_CASE("The mutation matrix gets one table per kernel family, with that family's probes only", "[merge][matrix]") {
+  const auto m = report::parse_matrix(json::parse(R"({"matrix_version": 1, "rows": [
+    {"variant": "fixed", "family": "ck", "targets": [], "exit": {"probe-a": 0}},
+    {"variant": "upstream", "family": "ck", "targets": ["probe-a"], "exit": {"probe-a": 1}},
+    {"variant": "fixed", "family": "fa", "targets": [], "exit": {"probe-b": 0, "probe-c": 0}},
+    {"variant": "upstream", "family": "fa", "targets": ["probe-b", "probe-c"], "exit": {"probe-b": 1, "probe-c": 1}}
+  ]})"));
+  const auto doc = report::render_document({}, &m);
+  const auto ck = doc.find("\n## Kernel family `ck`"), fa = doc.find("\n## Kernel family `fa`");
+  REQUIRE(ck != std::string::npos);
+  REQUIRE(fa != std::string::npos);
+  CHECK(doc.find("| variant | must be caught by | probe-a | holds |", ck) < fa);
+  CHECK(doc.find("| fixed | no probe | pass | yes |", ck) < fa);
+  CHECK(doc.find("| variant | must be caught by | probe-b | probe-c | holds |", fa) != std::string::npos);
+  CHECK(doc.find("| upstream | the bold ones | **caught** | **caught** | yes |", fa) != std::string::npos);
+  CHECK(doc.find("probe-b", ck) > fa);  // no fa probe column in the ck table
 }
 
 TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 on a merge problem", "[merge]") {
@@ -152,7 +280,8 @@ TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 o
   const std::string doc = toy::slurp(out);
   CHECK(doc.rfind("# tileprobe mutation matrix\n", 0) == 0);
   CHECK(doc.find("Backend: cpu; every probe run also given: `--fuzz 50`.") != std::string::npos);
-  CHECK(doc.find("| mutant-m | any | caught | yes |") != std::string::npos);
+  CHECK(doc.find("| mutant-m | any probe | caught | yes |") != std::string::npos);
+  CHECK(doc.find("\n## Kernel family `toy`") != std::string::npos);  // a matrix alone: its tables are sections
   std::ofstream(matrix) << R"({"matrix_version": 1, "rows": [{"variant": "mutant-m", "exit": {"a": 0}}]})";
   const auto survived = call({"--matrix", matrix, "--out", out});
   CHECK(survived.first == 1);
