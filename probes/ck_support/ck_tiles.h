@@ -157,7 +157,8 @@ batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles);
 void launch_packed(const api::ops& ops, const packed_tiles& packed, std::vector<api::tile_results>& results,
                    std::vector<double>* launch_seconds = nullptr);
 
-double thread_cpu_seconds();  // CPU time of the calling thread (bench figures are per core, whatever the load)
+double thread_cpu_seconds();   // CPU time of the calling thread (bench figures are per core, whatever the load)
+double process_cpu_seconds();  // CPU time of every thread of the process (--jobs > 1)
 
 std::string shape_label(const api::tile_shape& s);  // "int8,K=64" style pieces for ids
 std::vector<api::tile_shape> shapes_for(api::dtype t);  // K = 32..256 (and the 16x16x64 forms for pk_int4)

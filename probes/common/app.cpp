@@ -238,6 +238,14 @@ void app::impl::add_common_options() {
   cli.add_flag("--list-variants", opt.list_variants,
                "print the variants of the probe's kernel family built for --backend, one per line, and exit");
   cli.add_flag("--bench", opt.bench, "measure and print cases/s per variant");
+  cli.add_option("--jobs", opt.jobs,
+                 "host threads for the per-case host work of a batch (generation, oracle, judging) where the probe "
+                 "supports it; launches stay on one thread")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  cli.add_option("--batch", opt.batch,
+                 "cases per batch (default: the probe's own); larger batches mean fewer, larger launches on a GPU")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
   cli.add_option("--shrink-budget", opt.shrink_budget, "candidate runs per shrunk failure")->capture_default_str();
   cli.add_option("--skew", skew_arg,
@@ -591,6 +599,7 @@ int app::impl::run(int argc, char** argv) {
     rec.cases.push_back({c.id, c.source, std::string(c.table_row()), c.tags, c.seed, c.buggy,
                          std::vector<std::uint8_t>(selected.size(), 0)});
 
+  if (opt.batch) batch = opt.batch;
   // Run: batch-major, each batch through every variant in turn, so a batch runner sees many cases of one variant at
   // once and can keep what the variants share (generated tiles, oracle results) for the next variant of the batch.
   constexpr std::size_t kept_per_row = 3;

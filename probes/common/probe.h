@@ -81,6 +81,8 @@ struct options {
   shard_spec shard;
   bool list_cases = false, list_variants = false, bench = false, shrink = true;
   unsigned shrink_budget = 200;          // runs of candidate cases per shrunk failure
+  unsigned jobs = 1;                     // --jobs: host threads a batch runner may use for its per-case host work
+  std::size_t batch = 0;                 // --batch: cases per batch_runner call (0: the probe's batch_size)
   std::vector<std::string> command_line; // argv as given, for the reproduce line
   std::optional<std::pair<unsigned, unsigned>> skew;  // --skew: warp mask, spin cycles (CUDA only)
   std::string sanitize;                  // --sanitize tool (CUDA only; the run itself happens in the re-executed child)
