@@ -123,6 +123,36 @@ matrix<double> float_gemm(matrix_view<float> a, matrix_view<float> b) {
   return gemm<float, float, double>(a, b, "float_gemm");
 }
 
+gemm_with_magnitude float_gemm_with_abs(matrix_view<double> a, matrix_view<double> b) {
+  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, "float_gemm_with_abs");
+  // gemm()'s loop twice over, interleaved: the same additions in the same order into each result.
+  const std::size_t n = b.cols;
+  std::vector<double> bk(b.rows * n), bk_abs(b.rows * n);
+  std::vector<char> finite_row(b.rows, 1);
+  for (std::size_t k = 0; k < b.rows; ++k)
+    for (std::size_t j = 0; j < n; ++j) {
+      bk[k * n + j] = b(k, j);
+      bk_abs[k * n + j] = std::fabs(b(k, j));
+      if (!std::isfinite(bk[k * n + j])) finite_row[k] = 0;
+    }
+  gemm_with_magnitude r{matrix<double>(a.rows, n, 0.0), matrix<double>(a.rows, n, 0.0)};
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    double* row = r.d.data.data() + i * n;
+    double* row_abs = r.magnitude.data.data() + i * n;
+    for (std::size_t k = 0; k < a.cols; ++k) {
+      const double aik = a(i, k), aik_abs = std::fabs(aik);
+      if (aik == 0.0 && finite_row[k]) continue;
+      const double* bk_row = bk.data() + k * n;
+      const double* bk_abs_row = bk_abs.data() + k * n;
+      for (std::size_t j = 0; j < n; ++j) {
+        row[j] += aik * bk_row[j];
+        row_abs[j] += aik_abs * bk_abs_row[j];
+      }
+    }
+  }
+  return r;
+}
+
 matrix<double> float_gemm_abs(matrix_view<double> a, matrix_view<double> b) {
   check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, "float_gemm_abs");
   std::vector<double> abs_a(a.rows * a.cols), abs_b(b.rows * b.cols);

@@ -35,5 +35,10 @@ matrix<double> float_gemm(matrix_view<double> a, matrix_view<double> b);
 matrix<double> float_gemm(matrix_view<float> a, matrix_view<float> b);
 // Σ_k |a_ik|·|b_kj|: the magnitude a float accumulation error bound scales with (γ_K · Σ|a||b|).
 matrix<double> float_gemm_abs(matrix_view<double> a, matrix_view<double> b);
+// Both at once (the same values as the two calls above, bit for bit), for callers that need D and its bound.
+struct gemm_with_magnitude {
+  matrix<double> d, magnitude;
+};
+gemm_with_magnitude float_gemm_with_abs(matrix_view<double> a, matrix_view<double> b);
 
 }  // namespace tp::ref

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
                      "8-bit fragment slices");
   app.family("ck_sparse").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
       .must_catch({source_kind::fixture, source_kind::adversarial, source_kind::fuzz}).default_fuzz(2000, 1)
-      .batch_size(512);
+      .batch_size(128);  // a prepared batch (tiles, oracle D, operands) of 128 tiles stays in cache
 
   ck_probe_config cfg;
   cfg.case_prefix = "ck-nibble";

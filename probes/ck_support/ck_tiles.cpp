@@ -208,8 +208,9 @@ void oracle_into(expected_d& e, const tile& t) {
     b[i] = values[std::uint32_t(t.b[i]) & mask];
   }
   const ref::matrix_view<double> av(a.data(), 16, k), bv(b.data(), k, 16);
-  const auto d = ref::float_gemm(av, bv);
-  const auto mag = ref::float_gemm_abs(av, bv);
+  const auto both = ref::float_gemm_with_abs(av, bv);
+  const auto& d = both.d;
+  const auto& mag = both.magnitude;
   // Every product is exact in f32; an f32 accumulation of K of them, in any order and with any fusing, is within
   // gamma_K = K*u/(1-K*u) (u = 2^-24) of the exact sum, relative to sum |a||b|. The fp64 oracle adds K*2^-53.
   const double u = std::ldexp(1.0, -24), gamma = k * u / (1.0 - k * u), own = k * std::ldexp(1.0, -53);
@@ -377,18 +378,22 @@ std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t) {
   return out;
 }
 
-tile_census census(const tile& t) {
+namespace {
+// The census for one element type: `survives` is inlined into the loop over every group of the tile.
+template <class Survives>
+tile_census census_with(const tile& t, Survives survives) {
   // Per survivor mask: its class (group_class) and survivor count, tabulated once.
   static const auto class_of = [] {
     std::array<std::pair<int, int>, 16> c{};
     for (unsigned m = 0; m < 16; ++m) c[m] = {group_class(m), std::popcount(m)};
     return c;
   }();
-  const code_tables& tb = tables();
   tile_census c;
+  const std::int32_t* a = t.a.data();
   for (unsigned i = 0; i < 16; ++i)
-    for (unsigned g = 0; g < t.shape.k / 4; ++g) {
-      const unsigned m = survivor_mask(tb, t, i, g);
+    for (unsigned g = 0; g < t.shape.k / 4; ++g, a += 4) {
+      const unsigned m = unsigned(survives(a[0])) | unsigned(survives(a[1])) << 1 | unsigned(survives(a[2])) << 2 |
+                         unsigned(survives(a[3])) << 3;
       const auto [cls, n] = class_of[m];
       ++c.by_count[n];
       if (n == 1) ++c.single_at[std::countr_zero(m)];
@@ -399,6 +404,20 @@ tile_census census(const tile& t) {
       }
     }
   return c;
+}
+}  // namespace
+
+tile_census census(const tile& t) {
+  const code_tables& tb = tables();
+  switch (t.shape.type) {
+    case api::dtype::int8:
+    case api::dtype::pk_int4: return census_with(t, [](std::int32_t code) { return ref::survives(std::int64_t(code)); });
+    case api::dtype::fp8_e4m3:
+      return census_with(t, [&](std::int32_t code) { return ref::survives(tb.fp8_value[std::uint8_t(code)]); });
+    case api::dtype::fp16:
+      return census_with(t, [&](std::int32_t code) { return ref::survives(tb.fp16_value[std::uint16_t(code)]); });
+  }
+  throw std::logic_error("census: unknown element type");
 }
 
 tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index) {

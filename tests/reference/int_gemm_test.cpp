@@ -91,7 +91,7 @@ TEST_CASE("fp64 GEMM and its magnitude sum match hand values", "[int_gemm]") {
   CHECK(float_gemm({af.data(), 2, 2}, {bf.data(), 2, 2}).data == std::vector<double>{-9, -2.625, 7, -11.9375});
 }
 
-TEST_CASE("fp64 GEMM skips zeros of A without changing a bit, and never where B holds inf or NaN", "[int_gemm]") {
+TEST_CASE("fp64 GEMM (alone and with its magnitude) skips zeros of A without changing a bit, never where B holds inf or NaN", "[int_gemm]") {
   // Against the textbook triple loop, on half-zero A (signed zeros included) and B with huge, tiny and negative
   // values: bit-identical results (the skip may not even flip the sign of a zero).
   std::uint64_t s = 12345;
@@ -110,6 +110,12 @@ TEST_CASE("fp64 GEMM skips zeros of A without changing a bit, and never where B 
     x = r % 5 == 0 ? -0.0 : double(std::int64_t(r % 200001) - 100000) * (r % 7 ? 1e-3 : 1e290);
   }
   const auto d = float_gemm({a.data(), m, k}, {b.data(), k, n});
+  const auto both = float_gemm_with_abs({a.data(), m, k}, {b.data(), k, n});
+  const auto mag = float_gemm_abs({a.data(), m, k}, {b.data(), k, n});
+  for (std::size_t e = 0; e < m * n; ++e) {
+    CHECK(std::bit_cast<std::uint64_t>(both.d.data[e]) == std::bit_cast<std::uint64_t>(d.data[e]));
+    CHECK(std::bit_cast<std::uint64_t>(both.magnitude.data[e]) == std::bit_cast<std::uint64_t>(mag.data[e]));
+  }
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       double acc = 0.0;
