@@ -17,6 +17,7 @@
 namespace tp::report {
 
 using probe::run_record;
+using probe::shell_quote;
 using probe::source_kind;
 using probe::variant_role;
 
@@ -172,14 +173,6 @@ env_lines common_environment(const std::vector<const merged_run*>& runs) {
   return common;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // One command per line, broken with `\` before it gets wider than a code block; still pastes into a shell.
 std::string command_block(const std::vector<std::string>& words) {

@@ -250,6 +250,33 @@ TP_DEVICE unsigned wave_base() {
   return lane_id() - lane_id() % L::wave;
 }
 
+// Every lane's operands (all.lane[base + x] is lane x of the op's wave) and this lane's index l in the wave. Normally
+// one warp collective (base: where the op's wave starts in the warp, when a wave64 warp runs a wave32 op). A wave64
+// (gfx9) op on CUDA, whose warps have 32 lanes, gathers through shared memory instead, which needs the op's block to
+// be exactly one 64-thread wave with every thread calling the op together (tp::mma's wave-op kernels launch it so);
+// any other block size stops the kernel rather than mixing lanes of different waves.
+template <class L, class T>
+TP_DEVICE warp_lanes<T> gather_wave(const T& mine, unsigned& base, unsigned& l) {
+#if TP_BACKEND_CUDA
+  if constexpr (L::wave == 64) {
+    if (block_dim() != 64) wave_size_mismatch();
+    __shared__ T staged[64];
+    const unsigned t = thread_idx();
+    staged[t] = mine;
+    __syncthreads();
+    warp_lanes<T> all;
+    for (unsigned x = 0; x < 64; ++x) all.lane[x] = staged[x];
+    __syncthreads();  // staged is written again by the next op
+    base = 0;
+    l = t;
+    return all;
+  }
+#endif
+  base = wave_base<L>();
+  l = lane_id() - base;
+  return warp_allgather(mine);  // a prvalue: no copy of the gathered lanes
+}
+
 // Every output of a lane uses only its own column j of B, so that column is decoded once up front; each A element
 // of the lane's rows is used once and decoded where it is used. Accumulation order is unchanged (ascending g, s).
 template <class L, class Ops, class Lanes>
@@ -268,9 +295,9 @@ TP_DEVICE CIn sparse_op(const AIn& a, const BIn& b, const CIn& c, int32_t index,
   __builtin_memcpy(mine.a, &a, sizeof a);
   __builtin_memcpy(mine.b, &b, sizeof b);
   mine.idx = uint32_t(index);
-  const unsigned base = wave_base<L>();
-  const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = warp_allgather(mine);
-  const unsigned l = lane_id() - base, j = l & 15u;
+  unsigned base, l;
+  const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = gather_wave<L>(mine, base, l);
+  const unsigned j = l & 15u;
   typename Ops::val_t bcol[L::K];
   decode_b_column<L, Ops>(all, base, j, bcol);
   CIn d;
@@ -299,9 +326,9 @@ TP_DEVICE CIn dense_op(const AIn& a, const BIn& b, const CIn& c) {
   __builtin_memcpy(mine.a, &a, sizeof a);
   __builtin_memcpy(mine.b, &b, sizeof b);
   mine.idx = 0;
-  const unsigned base = wave_base<L>();
-  const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = warp_allgather(mine);
-  const unsigned l = lane_id() - base, j = l & 15u;
+  unsigned base, l;
+  const warp_lanes<wave_operands<L, L::a_words, L::b_words>> all = gather_wave<L>(mine, base, l);
+  const unsigned j = l & 15u;
   typename Ops::val_t bcol[L::K];
   decode_b_column<L, Ops>(all, base, j, bcol);
   CIn d;

@@ -21,12 +21,12 @@ namespace {
 namespace mma = ::tp::mma;
 using words = std::span<const std::uint32_t>;
 
-// CUDA runs the dialect on 32-lane warps (simt.h: warp_size() is 32 there), so the warp collective a software op is
-// built on cannot gather a 64-lane gfx9 wave. Such ops stay in the table, marked, and are never launched there.
+// Every backend built here runs every op: the emulator sets its warp to the op's wave for the launch, and on CUDA
+// (32-lane warps) a wave64 gfx9 op gathers its 64-thread block through shared memory (soft.cuh, gather_wave). An op
+// a future backend cannot run stays in the table with its reason (wave_op::not_runnable) and is never launched there.
 template <unsigned Wave>
-inline constexpr bool runnable_here = Wave == 32 || ::tp::this_backend == ::tp::backend::cpu;
-constexpr const char* wave64_refusal =
-    "CUDA warps have 32 lanes: the software op's warp collective cannot gather a 64-lane gfx9 wave";
+inline constexpr bool runnable_here = Wave == 32 || Wave == 64;
+constexpr const char* wave64_refusal = "this backend cannot gather a 64-lane wave";
 
 #if TP_BACKEND_CPU
 // The emulator's warp is the op's wave for this launch; the caller's policy, seed and hazard settings stay.

@@ -38,17 +38,6 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
 
 // --skew MASK:CYCLES: a hex warp mask (0x optional, nonzero) and a decimal spin count in clock cycles (nonzero).
 std::optional<std::pair<unsigned, unsigned>> parse_skew(const std::string& s) {

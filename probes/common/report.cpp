@@ -251,6 +251,7 @@ std::string markdown_section(const run_record& r, int level) {
   if (!r.broken.empty()) o += '\n';
 
   const auto t = make_table(r);
+  o += "Cases passed / cases run, per case group and variant (bold: not all passed).\n\n";
   o += "| group |";
   for (const auto& v : r.variants) o += fmt::format(" {} ({}) |", md_escape(v.name), to_string(v.role));
   o += "\n|---|";

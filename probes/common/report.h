@@ -25,7 +25,8 @@ std::vector<std::pair<std::string, std::string>> build_environment();
 std::string render_text(const run_record& r, bool colour, bool bench);
 std::string render_markdown(const run_record& r, bool bench);
 std::string render_junit(const run_record& r);
-// One probe's Markdown section body (table, verdict, counterexamples, coverage, evidence); shared with the merger.
+// One probe's Markdown section body (table, verdict, counterexamples, coverage, evidence), as render_markdown uses it;
+// the merged document (tools/report_render.cpp) lays out its own sections.
 std::string markdown_section(const run_record& r, int heading_level);
 
 // The JSON report. Version 1; the schema is probes/common/report.schema.json.

@@ -112,6 +112,18 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
   return broken;
 }
 
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
 void accumulate(variant_summary& s, const outcome& o) {
   if (o.pass)
     ++s.passed;

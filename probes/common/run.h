@@ -78,6 +78,8 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch);
 
 // Adds one case's outcome on one variant into the record's summaries (not the case row).
 void accumulate(variant_summary& s, const outcome& o);
+// `s` as one POSIX shell word: as it is when it holds only safe characters, else single-quoted (reproduce lines).
+std::string shell_quote(const std::string& s);
 
 // Fail->pass table: rows (case groups, first-seen order) × variants, cells passed/total.
 struct table_cell {
