@@ -17,18 +17,23 @@ namespace {
 // sum. (A sum that starts at +0 can never become -0 in round-to-nearest, since x + (-x) = +0, so there is no -0
 // for a +0 addend to flip.) A row of B holding an infinity or NaN is never skipped: 0 * inf is NaN. The 2:4-sparse
 // operands the probes check are half zeros, so this halves the oracle's work without changing a bit of its result.
+//
+// With `magnitude`, the same loop also sums |a(i, k)| * |b(k, j)| into it, in the same order (the error-bound scale
+// a caller wants beside D), so both come from one pass over A and B.
 template <class TA, class TB, class Acc>
-matrix<Acc> gemm(matrix_view<TA> a, matrix_view<TB> b, const char* who) {
+matrix<Acc> gemm(matrix_view<TA> a, matrix_view<TB> b, const char* who, matrix<Acc>* magnitude = nullptr) {
   check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, who);
   const std::size_t n = b.cols;
-  std::vector<Acc> bk(b.rows * n);
+  std::vector<Acc> bk(b.rows * n), bk_abs(magnitude ? b.rows * n : 0);
   std::vector<char> finite_row(b.rows, 1);
   for (std::size_t k = 0; k < b.rows; ++k)
     for (std::size_t j = 0; j < n; ++j) {
       bk[k * n + j] = static_cast<Acc>(b(k, j));
+      if (magnitude) bk_abs[k * n + j] = std::fabs(bk[k * n + j]);
       if (!std::isfinite(bk[k * n + j])) finite_row[k] = 0;
     }
   matrix<Acc> d(a.rows, n, Acc{});
+  if (magnitude) *magnitude = matrix<Acc>(a.rows, n, Acc{});
   for (std::size_t i = 0; i < a.rows; ++i) {
     Acc* row = d.data.data() + i * n;
     for (std::size_t k = 0; k < a.cols; ++k) {
@@ -36,6 +41,12 @@ matrix<Acc> gemm(matrix_view<TA> a, matrix_view<TB> b, const char* who) {
       if (aik == Acc{} && finite_row[k]) continue;
       const Acc* bk_row = bk.data() + k * n;
       for (std::size_t j = 0; j < n; ++j) row[j] += aik * bk_row[j];
+      if (magnitude) {
+        Acc* row_abs = magnitude->data.data() + i * n;
+        const Acc aik_abs = std::fabs(aik);
+        const Acc* bk_abs_row = bk_abs.data() + k * n;
+        for (std::size_t j = 0; j < n; ++j) row_abs[j] += aik_abs * bk_abs_row[j];
+      }
     }
   }
   return d;
@@ -124,32 +135,8 @@ matrix<double> float_gemm(matrix_view<float> a, matrix_view<float> b) {
 }
 
 gemm_with_magnitude float_gemm_with_abs(matrix_view<double> a, matrix_view<double> b) {
-  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, "float_gemm_with_abs");
-  // gemm()'s loop twice over, interleaved: the same additions in the same order into each result.
-  const std::size_t n = b.cols;
-  std::vector<double> bk(b.rows * n), bk_abs(b.rows * n);
-  std::vector<char> finite_row(b.rows, 1);
-  for (std::size_t k = 0; k < b.rows; ++k)
-    for (std::size_t j = 0; j < n; ++j) {
-      bk[k * n + j] = b(k, j);
-      bk_abs[k * n + j] = std::fabs(b(k, j));
-      if (!std::isfinite(bk[k * n + j])) finite_row[k] = 0;
-    }
-  gemm_with_magnitude r{matrix<double>(a.rows, n, 0.0), matrix<double>(a.rows, n, 0.0)};
-  for (std::size_t i = 0; i < a.rows; ++i) {
-    double* row = r.d.data.data() + i * n;
-    double* row_abs = r.magnitude.data.data() + i * n;
-    for (std::size_t k = 0; k < a.cols; ++k) {
-      const double aik = a(i, k), aik_abs = std::fabs(aik);
-      if (aik == 0.0 && finite_row[k]) continue;
-      const double* bk_row = bk.data() + k * n;
-      const double* bk_abs_row = bk_abs.data() + k * n;
-      for (std::size_t j = 0; j < n; ++j) {
-        row[j] += aik * bk_row[j];
-        row_abs[j] += aik_abs * bk_abs_row[j];
-      }
-    }
-  }
+  gemm_with_magnitude r;
+  r.d = gemm<double, double, double>(a, b, "float_gemm_with_abs", &r.magnitude);
   return r;
 }
 

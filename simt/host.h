@@ -37,15 +37,19 @@ struct dims {
 };
 
 namespace detail {
-// Whether a backend can run here. CPU always; a GPU backend's translation units register a probe function when they
-// are linked in (see the inline variables below), so a probe built without CUDA answers false without linking cudart.
-using availability_probe = bool (*)();
-inline availability_probe& backend_probe(backend b) {
-  static availability_probe probes[3] = {nullptr, nullptr, nullptr};
-  return probes[static_cast<int>(b)];
+// What a backend's translation units register when they are linked in (see the inline variables below): whether it
+// can run here (GPU: the runtime's device query; the CPU emulator always can), and a one-line description of its
+// device. A probe built without CUDA thus answers "not available" without linking cudart.
+struct backend_entry {
+  bool (*available)() = nullptr;
+  std::string (*describe)() = nullptr;
+};
+inline backend_entry& registered_backend(backend b) {
+  static backend_entry entries[3];
+  return entries[static_cast<int>(b)];
 }
-inline bool register_backend_probe(backend b, availability_probe p) {
-  backend_probe(b) = p;
+inline bool register_backend(backend b, backend_entry e) {
+  registered_backend(b) = e;
   return true;
 }
 
@@ -63,18 +67,6 @@ void poison_pattern(T* dst, std::size_t n) {
   }
 }
 
-// A one-line description of the device behind a backend, registered the same way (GPU translation units with the
-// runtime's device query; the CPU emulator with the host CPU).
-using device_describer = std::string (*)();
-inline device_describer& backend_describer(backend b) {
-  static device_describer describers[3] = {nullptr, nullptr, nullptr};
-  return describers[static_cast<int>(b)];
-}
-inline bool register_backend_describer(backend b, device_describer d) {
-  backend_describer(b) = d;
-  return true;
-}
-
 [[noreturn]] inline void bad_size(const char* what, std::size_t n, std::size_t size) {
   throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
                               " elements requested, buffer holds " + std::to_string(size));
@@ -83,14 +75,14 @@ inline bool register_backend_describer(backend b, device_describer d) {
 
 inline bool backend_available(backend b) {
   if (b == backend::cpu) return true;
-  auto p = detail::backend_probe(b);
+  auto p = detail::registered_backend(b).available;
   return p && p();
 }
 
 // What runs the backend's kernels in this program: device name, compute capability or architecture, driver and
 // runtime versions for a GPU; the host CPU for the emulator. Says so when the backend is not built in or has no device.
 inline std::string device_description(backend b) {
-  if (auto d = detail::backend_describer(b)) return d();
+  if (auto d = detail::registered_backend(b).describe) return d();
   return std::string(to_string(b)) + " backend not built into this program";
 }
 
@@ -105,7 +97,7 @@ inline constexpr uninitialised_t uninitialised{};
 #if TP_BACKEND_CPU
 inline namespace cpu_backend {
 namespace cpu_detail {
-inline const bool describer_registered = ::tp::detail::register_backend_describer(backend::cpu, &cpu::host_description);
+inline const bool registered = ::tp::detail::register_backend(backend::cpu, {nullptr, &cpu::host_description});
 }
 
 template <class... P, class... A>
@@ -222,7 +214,6 @@ inline bool gpu_available() {
   }
   return n > 0;
 }
-inline const bool gpu_probe_registered = ::tp::detail::register_backend_probe(TP_GPU_BACKEND, &gpu_available);
 
 inline std::string version_string(int v) {
   #if TP_BACKEND_CUDA
@@ -261,8 +252,7 @@ inline std::string gpu_description() {
        "), driver API " + version_string(driver) + ", runtime " + version_string(runtime);
   return s;
 }
-inline const bool gpu_describer_registered =
-    ::tp::detail::register_backend_describer(TP_GPU_BACKEND, &gpu_description);
+inline const bool gpu_registered = ::tp::detail::register_backend(TP_GPU_BACKEND, {&gpu_available, &gpu_description});
 
 // The skew constants are per translation unit (no relocatable device code), so every TU registers its setter and
 // set_skew() reaches all of them.

@@ -50,6 +50,7 @@ struct tile_shape {
   // A lane holds half of the row's K (k/2 logical values) and keeps half of those.
   unsigned logical_fields_per_lane() const { return k / 4; }
   unsigned idx_words_per_lane() const { return (2 * logical_fields_per_lane() + 31) / 32; }
+  bool operator==(const tile_shape&) const = default;
   bool valid() const {
     if (instr == instruction::iu4_k64 && type != dtype::pk_int4) return false;
     return k >= kk() && k <= 256 && k % kk() == 0 && ((k / kk()) & (k / kk() - 1)) == 0;

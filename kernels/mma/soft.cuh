@@ -20,6 +20,7 @@
 #if TP_BACKEND_CPU
   #include <cstdio>
   #include <cstdlib>
+  #include <vector>
 #endif
 
 namespace tp::mma::detail {
@@ -78,14 +79,10 @@ TP_HOST_DEVICE double minifloat_value_fast(uint32_t bits) {
 // (no kernel runs before main).
 template <int EBits, int MBits, bool IeeeSpecials>
 struct minifloat_table {
-  static constexpr uint32_t size = 1u << (1 + EBits + MBits);
-  double* v = new double[size];
+  std::vector<double> v = std::vector<double>(std::size_t(1) << (1 + EBits + MBits));
   minifloat_table() {
-    for (uint32_t b = 0; b < size; ++b) v[b] = minifloat_value(b, EBits, MBits, IeeeSpecials);
+    for (uint32_t b = 0; b < v.size(); ++b) v[b] = minifloat_value(b, EBits, MBits, IeeeSpecials);
   }
-  ~minifloat_table() { delete[] v; }
-  minifloat_table(const minifloat_table&) = delete;
-  minifloat_table& operator=(const minifloat_table&) = delete;
 };
 template <int EBits, int MBits, bool IeeeSpecials>
 inline const minifloat_table<EBits, MBits, IeeeSpecials> minifloat_values{};

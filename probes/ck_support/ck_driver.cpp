@@ -82,8 +82,7 @@ probe::outcome run_compress(const compress_case& c, const api::ops& ops) {
 // copy of the payload, so that object stays alive and its address cannot be reused), or the same fuzz generator input.
 bool same_tile(const tile_payload& a, const tile_payload& b) {
   if (a.t || b.t) return a.t == b.t;
-  return a.shape.type == b.shape.type && a.shape.k == b.shape.k && a.shape.instr == b.shape.instr &&
-         a.tile_seed == b.tile_seed && a.classes == b.classes;
+  return a.shape == b.shape && a.tile_seed == b.tile_seed && a.classes == b.classes;
 }
 
 // What every variant of one batch shares: the generated tiles, their packed operands, the oracle's D and the group
@@ -146,9 +145,9 @@ struct prepared_batch {
   }
 };
 
-// What the batch runner reuses from batch to batch, and the --bench tallies: CPU time of the calling thread, split
-// into what the variants share (generation + packing, oracle + census: once per batch) and what each variant does
-// alone (the launches, judging), per shape.
+// What the batch runner reuses from batch to batch, and the --bench tallies: CPU time of the process (every --jobs
+// thread), split into what the variants share (generation + packing, oracle + census: once per batch) and what each
+// variant does alone (the launches, judging), per shape.
 struct runner_state {
   bool bench = false;
   prepared_batch batch;
@@ -170,16 +169,14 @@ struct runner_state {
   // (variant, shape label) -> tally; "" label: every shape.
   std::map<std::pair<std::string, std::string>, tally> tallies;
   struct shared_tally {
-    std::uint64_t batches = 0, tiles = 0, tile_cases = 0;
+    std::uint64_t tiles = 0;
     double prepare = 0;
   } shared;
   double wall = 0;  // wall-clock seconds inside the batch runner (what a GPU run is judged by)
   unsigned jobs = 1;
 
   void account_prepare(double seconds) {
-    ++shared.batches;
     shared.tiles += batch.tiles.size();
-    for (const auto* t : batch.tiles) shared.tile_cases += t->shape.k / 32;
     shared.prepare += seconds;
   }
 

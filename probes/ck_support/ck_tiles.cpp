@@ -61,6 +61,18 @@ std::int32_t code_for(api::dtype t, int value) {
     return t == api::dtype::fp8_e4m3 ? ref::double_to_fp8_e4m3(value) : ref::double_to_fp16(value);
   return t == api::dtype::fp8_e4m3 ? tables().fp8[value - kCodeMin] : tables().fp16[value - kCodeMin];
 }
+
+// The values of a float type's codes (fp8 or fp16), from reference/'s decoders: code c is values[c & mask]. Taken
+// once per tile, so the per-element work of the census and the oracle is one load.
+struct float_decode {
+  const double* values;
+  std::uint32_t mask;
+  double operator()(std::int32_t code) const { return values[std::uint32_t(code) & mask]; }
+};
+float_decode float_decode_of(api::dtype t) {
+  return t == api::dtype::fp8_e4m3 ? float_decode{tables().fp8_value, 0xffu}
+                                   : float_decode{tables().fp16_value.data(), 0xffffu};
+}
 }  // namespace
 
 unsigned group_class_mask(int cls) {
@@ -86,36 +98,18 @@ const char* group_class_id(int cls) {
 bool convention_neutral(int cls) { return cls == 0 || cls == 5 || cls == 9 || cls == 10; }
 
 double value_of(api::dtype t, std::int32_t code) {
-  switch (t) {
-    case api::dtype::int8:
-    case api::dtype::pk_int4: return double(code);
-    case api::dtype::fp8_e4m3: return tables().fp8_value[std::uint8_t(code)];
-    case api::dtype::fp16: return tables().fp16_value[std::uint16_t(code)];
-  }
-  return 0;
+  return api::is_integer(t) ? double(code) : float_decode_of(t)(code);
 }
-namespace {
-// survives() with the decode tables already at hand: the census runs over every group of every fuzz tile.
-bool survives_code(const code_tables& tb, api::dtype t, std::int32_t code) {
-  switch (t) {
-    case api::dtype::int8:
-    case api::dtype::pk_int4: return ref::survives(std::int64_t(code));
-    case api::dtype::fp8_e4m3: return ref::survives(tb.fp8_value[std::uint8_t(code)]);
-    case api::dtype::fp16: return ref::survives(tb.fp16_value[std::uint16_t(code)]);
-  }
-  return true;
+bool survives(api::dtype t, std::int32_t code) {
+  return api::is_integer(t) ? ref::survives(std::int64_t(code)) : ref::survives(value_of(t, code));
 }
-unsigned survivor_mask(const code_tables& tb, const tile& t, unsigned row, unsigned group) {
+unsigned survivor_mask(const tile& t, unsigned row, unsigned group) {
   unsigned m = 0;
   const std::int32_t* g = t.a.data() + row * t.shape.k + 4 * group;
   for (unsigned p = 0; p < 4; ++p)
-    if (survives_code(tb, t.shape.type, g[p])) m |= 1u << p;
+    if (survives(t.shape.type, g[p])) m |= 1u << p;
   return m;
 }
-}  // namespace
-
-bool survives(api::dtype t, std::int32_t code) { return survives_code(tables(), t, code); }
-unsigned survivor_mask(const tile& t, unsigned row, unsigned group) { return survivor_mask(tables(), t, row, group); }
 
 std::vector<std::uint8_t> physical_a(const tile& t) {
   const unsigned k = t.shape.k;
@@ -201,11 +195,10 @@ void oracle_into(expected_d& e, const tile& t) {
   thread_local std::vector<double> a, b;
   a.resize(16 * k);
   b.resize(16 * k);
-  const double* values = t.shape.type == api::dtype::fp8_e4m3 ? tables().fp8_value : tables().fp16_value.data();
-  const unsigned mask = t.shape.type == api::dtype::fp8_e4m3 ? 0xffu : 0xffffu;
+  const float_decode value = float_decode_of(t.shape.type);
   for (unsigned i = 0; i < 16 * k; ++i) {
-    a[i] = values[std::uint32_t(t.a[i]) & mask];
-    b[i] = values[std::uint32_t(t.b[i]) & mask];
+    a[i] = value(t.a[i]);
+    b[i] = value(t.b[i]);
   }
   const ref::matrix_view<double> av(a.data(), 16, k), bv(b.data(), k, 16);
   const auto both = ref::float_gemm_with_abs(av, bv);
@@ -408,16 +401,10 @@ tile_census census_with(const tile& t, Survives survives) {
 }  // namespace
 
 tile_census census(const tile& t) {
-  const code_tables& tb = tables();
-  switch (t.shape.type) {
-    case api::dtype::int8:
-    case api::dtype::pk_int4: return census_with(t, [](std::int32_t code) { return ref::survives(std::int64_t(code)); });
-    case api::dtype::fp8_e4m3:
-      return census_with(t, [&](std::int32_t code) { return ref::survives(tb.fp8_value[std::uint8_t(code)]); });
-    case api::dtype::fp16:
-      return census_with(t, [&](std::int32_t code) { return ref::survives(tb.fp16_value[std::uint16_t(code)]); });
-  }
-  throw std::logic_error("census: unknown element type");
+  if (api::is_integer(t.shape.type))
+    return census_with(t, [](std::int32_t code) { return ref::survives(std::int64_t(code)); });
+  const float_decode value = float_decode_of(t.shape.type);
+  return census_with(t, [value](std::int32_t code) { return ref::survives(value(code)); });
 }
 
 tile_eval evaluate(const tile& t, const expected_d& want, const api::tile_results& r, std::size_t index) {
@@ -563,9 +550,7 @@ void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles) {
     // A batch holds a handful of shapes: a linear search beats a map, and the batches are reused.
     const auto& s = tiles[i]->shape;
     std::size_t n = 0;
-    while (n < groups && !(into.per_shape[n].shape.type == s.type && into.per_shape[n].shape.k == s.k &&
-                           into.per_shape[n].shape.instr == s.instr))
-      ++n;
+    while (n < groups && !(into.per_shape[n].shape == s)) ++n;
     if (n == groups) {
       if (into.per_shape.size() <= n) into.per_shape.resize(n + 1);
       auto& b = into.per_shape[n];
@@ -599,7 +584,6 @@ batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles) {
   batch_run run;
   launch_packed(ops, packed, run.results);
   run.where = packed.where;
-  for (const auto& w : packed.where) run.shape_of.push_back(w.first);
   return run;
 }
 

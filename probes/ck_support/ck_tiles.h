@@ -149,7 +149,6 @@ void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles);  // reu
 struct batch_run {
   std::vector<api::tile_results> results;  // one per shape
   std::vector<std::pair<std::size_t, std::size_t>> where;  // case -> (result, tile index)
-  std::vector<std::size_t> shape_of;                       // case -> index into results (shape group)
 };
 batch_run run_tiles(const api::ops& ops, std::span<const tile* const> tiles);
 // One launch per shape group of `packed` into `results` (reusing its storage); `launch_seconds` (when given) gets the
