@@ -71,6 +71,10 @@ void poison_pattern(T* dst, std::size_t n) {
   throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
                               " elements requested, buffer holds " + std::to_string(size));
 }
+[[noreturn]] inline void bad_bytes(const char* what, std::size_t bytes, std::size_t elem) {
+  throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(bytes) +
+                              " bytes is not a whole number of " + std::to_string(elem) + "-byte elements");
+}
 }  // namespace detail
 
 inline bool backend_available(backend b) {
@@ -121,12 +125,23 @@ class device_buffer {
   static_assert(std::is_trivially_copyable_v<T>, "device_buffer holds trivially copyable elements");
 
  public:
-  explicit device_buffer(std::size_t n) : data_(new T[n == 0 ? 1 : n]), n_(n), sh_(new cpu::shadow) {
+  explicit device_buffer(std::size_t n) : data_(new T[n == 0 ? 1 : n]), n_(n), capacity_(n), sh_(new cpu::shadow) {
     sh_->reset(data_.get(), sizeof(T), n_, elem_state::never_written);
     detail::poison_pattern(data_.get(), n_);
   }
   device_buffer(std::size_t n, uninitialised_t) : device_buffer(n) {}
   std::size_t size() const { return n_; }
+  // Afterwards the buffer is what device_buffer<T>(n) would be (n never-written, poisoned elements), but it keeps its
+  // allocation when that is large enough: a launcher called batch after batch does not allocate each time.
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      data_.reset(new T[n]);
+      capacity_ = n;
+    }
+    n_ = n;
+    sh_->reset(data_.get(), sizeof(T), n_, elem_state::never_written);
+    detail::poison_pattern(data_.get(), n_);
+  }
 
   void upload(const T* src, std::size_t n) {
     if (n > n_) detail::bad_size("upload", n, n_);
@@ -135,9 +150,22 @@ class device_buffer {
     sh_->unwritten = {};
   }
   void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  // Raw bytes (a whole number of elements) into the first elements, e.g. a byte-packed operand into 32-bit words.
+  void upload_bytes(const void* src, std::size_t bytes) {
+    if (bytes % sizeof(T)) detail::bad_bytes("upload_bytes", bytes, sizeof(T));
+    if (bytes / sizeof(T) > n_) detail::bad_size("upload_bytes", bytes / sizeof(T), n_);
+    std::memcpy(static_cast<void*>(data_.get()), src, bytes);
+    std::fill_n(sh_->state.begin(), bytes / sizeof(T), elem_state::host_initialised);
+    sh_->unwritten = {};
+  }
   void download(T* dst, std::size_t n) const {
     if (n > n_) detail::bad_size("download", n, n_);
     std::memcpy(static_cast<void*>(dst), data_.get(), n * sizeof(T));
+  }
+  void download_bytes(void* dst, std::size_t bytes) const {
+    if (bytes % sizeof(T)) detail::bad_bytes("download_bytes", bytes, sizeof(T));
+    if (bytes / sizeof(T) > n_) detail::bad_size("download_bytes", bytes / sizeof(T), n_);
+    std::memcpy(dst, data_.get(), bytes);
   }
   std::vector<T> to_host() const {
     std::vector<T> v(n_);
@@ -163,7 +191,7 @@ class device_buffer {
 
  private:
   std::unique_ptr<T[]> data_;
-  std::size_t n_;
+  std::size_t n_, capacity_;
   std::unique_ptr<cpu::shadow> sh_;
 };
 
@@ -291,43 +319,68 @@ void launch(dims d, void (*kernel)(P...), A&&... args) {
   gpu_detail::check(TP_GPU_API(DeviceSynchronize)(), "synchronize after launch", d.name);
 }
 
+namespace gpu_detail {
+// poison() on the device: one kernel, no host vector and no host-to-device copy of the pattern.
+template <class T>
+__global__ void fill_pattern(T* p, std::size_t n, T v) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = v;
+}
+}  // namespace gpu_detail
+
 template <class T>
 class device_buffer {
   static_assert(std::is_trivially_copyable_v<T>, "device_buffer holds trivially copyable elements");
 
  public:
   explicit device_buffer(std::size_t n) : n_(n) {
-    void* p = nullptr;
-    gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
-    d_ = static_cast<T*>(p);
+    allocate(n);
     poison();
   }
-  device_buffer(std::size_t n, uninitialised_t) : n_(n) {
-    void* p = nullptr;
-    gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
-    d_ = static_cast<T*>(p);
-  }
+  device_buffer(std::size_t n, uninitialised_t) : n_(n) { allocate(n); }
   ~device_buffer() {
     if (d_) (void)TP_GPU_API(Free)(d_);
   }
-  device_buffer(device_buffer&& o) noexcept : d_(std::exchange(o.d_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  device_buffer(device_buffer&& o) noexcept
+      : d_(std::exchange(o.d_, nullptr)), n_(std::exchange(o.n_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
   device_buffer& operator=(device_buffer&& o) noexcept {
     std::swap(d_, o.d_);
     std::swap(n_, o.n_);
+    std::swap(capacity_, o.capacity_);
     return *this;
   }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
 
   std::size_t size() const { return n_; }
+  // As on the CPU backend: afterwards the buffer holds n poisoned elements, as device_buffer<T>(n) would, and keeps
+  // its allocation when that is large enough (a malloc/free pair per launch costs more than the launch itself).
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      if (d_) (void)TP_GPU_API(Free)(std::exchange(d_, nullptr));
+      allocate(n);
+    }
+    n_ = n;
+    poison();
+  }
   void upload(const T* src, std::size_t n) {
     if (n > n_) ::tp::detail::bad_size("upload", n, n_);
     gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, n * sizeof(T), TP_GPU_H2D), "memcpy host to device");
   }
   void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  void upload_bytes(const void* src, std::size_t bytes) {
+    if (bytes % sizeof(T)) ::tp::detail::bad_bytes("upload_bytes", bytes, sizeof(T));
+    if (bytes / sizeof(T) > n_) ::tp::detail::bad_size("upload_bytes", bytes / sizeof(T), n_);
+    gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, bytes, TP_GPU_H2D), "memcpy host to device");
+  }
   void download(T* dst, std::size_t n) const {
     if (n > n_) ::tp::detail::bad_size("download", n, n_);
     gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, n * sizeof(T), TP_GPU_D2H), "memcpy device to host");
+  }
+  void download_bytes(void* dst, std::size_t bytes) const {
+    if (bytes % sizeof(T)) ::tp::detail::bad_bytes("download_bytes", bytes, sizeof(T));
+    if (bytes / sizeof(T) > n_) ::tp::detail::bad_size("download_bytes", bytes / sizeof(T), n_);
+    gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, bytes, TP_GPU_D2H), "memcpy device to host");
   }
   std::vector<T> to_host() const {
     std::vector<T> v(n_);
@@ -336,17 +389,26 @@ class device_buffer {
   }
   void fill(const T& v) { upload(std::vector<T>(n_, v)); }
   void poison() {
-    std::vector<T> host(n_);
-    ::tp::detail::poison_pattern(host.data(), n_);
-    upload(host);
+    if (n_ == 0) return;
+    T pattern;
+    ::tp::detail::poison_pattern(&pattern, 1);
+    const unsigned blocks = unsigned(std::min<std::size_t>((n_ + 255) / 256, 4096));
+    gpu_detail::fill_pattern<T><<<blocks, 256>>>(d_, n_, pattern);
+    gpu_detail::check(TP_GPU_API(GetLastError)(), "poison");
   }
   gmem<T> view() { return gmem<T>{d_}; }
   std::optional<std::vector<bool>> kernel_written() const { return std::nullopt; }
   std::optional<access_report> unwritten_reads() const { return std::nullopt; }
 
  private:
+  void allocate(std::size_t n) {
+    void* p = nullptr;
+    gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");
+    d_ = static_cast<T*>(p);
+    capacity_ = n;
+  }
   T* d_ = nullptr;
-  std::size_t n_ = 0;
+  std::size_t n_ = 0, capacity_ = 0;
 };
 
 }  // namespace TP_GPU_NS

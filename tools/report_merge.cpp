@@ -86,6 +86,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       v = std::move(fresh);
     }
     rec.shard = probe::shard_spec{1, 1};
+    rec.run_seconds = 0;
 
     // Shard i holds positions p with p % n == i-1, in order, so its k-th case sat at k*n + i-1.
     std::vector<std::tuple<std::uint64_t, const run_record*, std::size_t>> placed;
@@ -96,6 +97,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       m.sources.push_back(lr->path);
       m.commands.push_back(r.command);
       unsharded_sizes.insert(r.unsharded_cases);
+      rec.run_seconds += r.run_seconds;
       for (const auto& [key, value] : r.environment)
         if (key == "hostname") hosts.insert(value);
       for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(c * n + (index - 1), &r, c);

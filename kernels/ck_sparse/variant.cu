@@ -16,6 +16,22 @@ namespace {
 
 namespace api = ::tp::ck_sparse;
 
+// The device buffers of this variant's launches, reused from launch to launch (resize() re-poisons them, so each
+// launch sees what fresh buffers would hold). Launches of a probe run on one thread; thread_local keeps a second
+// launching thread (a test, say) from sharing them.
+struct launch_buffers {
+  tp::device_buffer<uint32_t> a{0}, b{0}, compressed{0}, idx{0}, oob{0};
+  tp::device_buffer<float> d_float{0};
+  tp::device_buffer<int32_t> d_int{0};
+};
+thread_local launch_buffers buffers;
+
+template <class Acc>
+tp::device_buffer<Acc>& d_buffer() {
+  if constexpr (std::is_same_v<Acc, float>) return buffers.d_float;
+  else return buffers.d_int;
+}
+
 template <class MmaOp, int FragsK>
 void run_batch(const api::tile_batch& in, api::tile_results& out) {
   using Pipeline = SparseMmaPipeline<MmaOp, FragsK>;
@@ -24,31 +40,35 @@ void run_batch(const api::tile_batch& in, api::tile_results& out) {
   const unsigned idx_words = in.shape.idx_words_per_lane();
   const std::size_t lane_compressed_words = Pipeline::kCompressedLaneWords;
 
-  std::vector<uint32_t> staging(tiles * operand_words);
-  tp::device_buffer<uint32_t> a(tiles * operand_words), b(tiles * operand_words);
-  std::memcpy(staging.data(), in.a.data(), in.a.size());
-  a.upload(staging);
-  std::memcpy(staging.data(), in.b.data(), in.b.size());
-  b.upload(staging);
-  tp::device_buffer<Acc> d(tiles * 256);
-  tp::device_buffer<uint32_t> compressed(tiles * 32 * lane_compressed_words), idx(tiles * 32 * idx_words),
-      oob(tiles * 64);
+  auto& bufs = buffers;
+  auto& d = d_buffer<Acc>();
+  bufs.a.resize(tiles * operand_words);
+  bufs.b.resize(tiles * operand_words);
+  bufs.a.upload_bytes(in.a.data(), in.a.size());
+  bufs.b.upload_bytes(in.b.data(), in.b.size());
+  d.resize(tiles * 256);
+  bufs.compressed.resize(tiles * 32 * lane_compressed_words);
+  bufs.idx.resize(tiles * 32 * idx_words);
+  bufs.oob.resize(tiles * 64);
 
   tp::launch(tp::dims{unsigned(tiles), 32, 0, "ck_sparse::sparse_tile_kernel"}, &sparse_tile_kernel<MmaOp, FragsK>,
-             a.view(), b.view(), d.view(), compressed.view(), idx.view(), oob.view(), idx_words);
+             bufs.a.view(), bufs.b.view(), d.view(), bufs.compressed.view(), bufs.idx.view(), bufs.oob.view(),
+             idx_words);
 
-  if constexpr (std::is_same_v<Acc, float>) {
-    out.d_float = d.to_host();
-    out.d_int.clear();
-  } else {
-    out.d_int = d.to_host();
-    out.d_float.clear();
-  }
-  const auto c_words = compressed.to_host();
-  out.compressed.resize(c_words.size() * 4);
-  std::memcpy(out.compressed.data(), c_words.data(), out.compressed.size());
-  out.idx = idx.to_host();
-  const auto o = oob.to_host();
+  const auto download_d = [&d](auto& into, auto& unused) {
+    into.resize(d.size());
+    d.download(into.data(), into.size());
+    unused.clear();
+  };
+  if constexpr (std::is_same_v<Acc, float>) download_d(out.d_float, out.d_int);
+  else download_d(out.d_int, out.d_float);
+  out.compressed.resize(bufs.compressed.size() * 4);
+  bufs.compressed.download_bytes(out.compressed.data(), out.compressed.size());
+  out.idx.resize(bufs.idx.size());
+  bufs.idx.download(out.idx.data(), out.idx.size());
+  thread_local std::vector<uint32_t> o;
+  o.resize(bufs.oob.size());
+  bufs.oob.download(o.data(), o.size());
   out.oob_survivor_writes.resize(tiles * 32);
   out.oob_field_writes.resize(tiles * 32);
   for (std::size_t l = 0; l < tiles * 32; ++l) {

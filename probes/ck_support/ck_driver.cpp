@@ -129,19 +129,34 @@ struct prepared_batch {
     }
     want.resize(tiles.size());
     groups.resize(tiles.size());
+    const auto t0 = std::chrono::steady_clock::now();
     probe::parallel_for(to_generate.size(), jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t n = begin; n < end; ++n) {
         const auto& [p, slot] = to_generate[n];
         fill_random_tile(*slot, p->shape, p->tile_seed, *p->classes);
       }
     });
+    const auto t1 = std::chrono::steady_clock::now();
     probe::parallel_for(tiles.size(), jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t n = begin; n < end; ++n) {
         oracle_into(want[n], *tiles[n]);
         groups[n] = census(*tiles[n]);
       }
     });
-    pack_tiles(packed, tiles);
+    const auto t2 = std::chrono::steady_clock::now();
+    pack_tiles(packed, tiles, jobs);
+    const auto t3 = std::chrono::steady_clock::now();
+    wall.generate += seconds_between(t0, t1);
+    wall.oracle += seconds_between(t1, t2);
+    wall.pack += seconds_between(t2, t3);
+  }
+
+  // Wall-clock seconds of each phase, summed over the batches prepared (for --bench).
+  struct phase_walls {
+    double generate = 0, oracle = 0, pack = 0;
+  } wall;
+  static double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
   }
 };
 
@@ -172,7 +187,8 @@ struct runner_state {
     std::uint64_t tiles = 0;
     double prepare = 0;
   } shared;
-  double wall = 0;  // wall-clock seconds inside the batch runner (what a GPU run is judged by)
+  double wall = 0;  // wall-clock seconds inside the batch runner
+  double launch_wall = 0, judge_wall = 0;  // of which launching and judging (every variant); preparing: batch.wall
   unsigned jobs = 1;
 
   void account_prepare(double seconds) {
@@ -227,10 +243,29 @@ struct runner_state {
                   total > 0 ? double(runs) / total : 0.0, shared.prepare, per_variant);
     lines.push_back(buf);
     std::snprintf(buf, sizeof buf,
-                  "bench: fuzz loop wall clock: %.3f s with %u host thread(s) = %.0f tile-cases/s (CPU time above "
-                  "counts every thread)",
+                  "bench: fuzz loop wall clock in the batch runner: %.3f s with %u host thread(s) = %.0f tile-cases/s "
+                  "(CPU time above counts every thread; the report's run line adds case generation and bookkeeping)",
                   wall, jobs, wall > 0 ? double(runs) / wall : 0.0);
     lines.push_back(buf);
+    const auto& w = batch.wall;
+    std::snprintf(buf, sizeof buf,
+                  "bench: batch runner wall clock by phase: generate %.3f s, oracle+census %.3f s, pack %.3f s (once "
+                  "per batch); launches %.3f s, judging %.3f s (every variant); other %.3f s",
+                  w.generate, w.oracle, w.pack, launch_wall, judge_wall,
+                  std::max(0.0, wall - w.generate - w.oracle - w.pack - launch_wall - judge_wall));
+    lines.push_back(buf);
+    // What bounds a GPU run: the host work per run (everything but the launches), whatever the device does.
+    double host_cpu = shared.prepare;
+    for (const auto& [key, t] : tallies)
+      if (key.second.empty()) host_cpu += t.judge;
+    if (runs > 0) {
+      const double us = 1e6 * host_cpu / double(runs);
+      std::snprintf(buf, sizeof buf,
+                    "bench: host work per tile-case run (generate, oracle, census, pack, judge; launches excluded): "
+                    "%.2f us CPU = at most %.0f tile-cases/s per host thread, whatever runs the kernels",
+                    us, us > 0 ? 1e6 / us : 0.0);
+      lines.push_back(buf);
+    }
     for (const auto& [key, t] : tallies) {
       // The whole mix, and the smallest tile of the probe's integer type (one 16x16x32 instruction, FragsK 1).
       if (!key.second.empty() && key.second != "int8,K=32" && key.second != "pk_int4,K=32") continue;
@@ -352,7 +387,9 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     for (std::size_t i = 0; i < cases.size(); ++i)
       if (const auto* cc = std::any_cast<compress_case>(&cases[i]->payload)) out[i] = run_compress(*cc, ops);
     if (b.tiles.empty()) return;
+    const auto wall_launch = std::chrono::steady_clock::now();
     launch_packed(ops, b.packed, st->results, st->bench ? &st->launch_seconds : nullptr);
+    const auto wall_judge = std::chrono::steady_clock::now();
     const double t_judge = st->bench ? process_cpu_seconds() : 0.0;
     probe::parallel_for(b.tiles.size(), jobs, [&](std::size_t begin, std::size_t end) {
     for (std::size_t n = begin; n < end; ++n) {
@@ -375,7 +412,10 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     });
     if (st->bench) {
       st->account_variant(v.name, process_cpu_seconds() - t_judge);
-      st->wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      const auto end = std::chrono::steady_clock::now();
+      st->launch_wall += prepared_batch::seconds_between(wall_launch, wall_judge);
+      st->judge_wall += prepared_batch::seconds_between(wall_judge, end);
+      st->wall += prepared_batch::seconds_between(wall0, end);
     }
   });
 

@@ -1,5 +1,7 @@
 #include "probes/ck_support/ck_tiles.h"
 
+#include "probes/common/parallel.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -128,12 +130,14 @@ std::vector<std::uint8_t> physical_a(const tile& t) {
 }
 
 void append_physical(const tile& t, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b) {
-  const unsigned k = t.shape.k;
   const std::size_t bytes = t.shape.operand_bytes(), a0 = a.size(), b0 = b.size();
   a.resize(a0 + bytes);
   b.resize(b0 + bytes);
-  std::uint8_t* pa = a.data() + a0;
-  std::uint8_t* pb = b.data() + b0;
+  write_physical(t, a.data() + a0, b.data() + b0);
+}
+
+void write_physical(const tile& t, std::uint8_t* pa, std::uint8_t* pb) {
+  const unsigned k = t.shape.k;
   // B goes column-major (K contiguous per column), the same packing along K as A's rows.
   switch (t.shape.type) {
     case api::dtype::pk_int4:  // CK's order: element 2i in the high nibble
@@ -543,7 +547,8 @@ double process_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles) {
+void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles, unsigned jobs) {
+  // First the layout (which launch and slot each tile goes to), then the bytes, in parallel: each tile owns its slot.
   into.where.resize(tiles.size());
   std::size_t groups = 0;
   for (std::size_t i = 0; i < tiles.size(); ++i) {
@@ -556,15 +561,23 @@ void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles) {
       auto& b = into.per_shape[n];
       b.shape = s;
       b.tiles = 0;
-      b.a.clear();
-      b.b.clear();
       ++groups;
     }
-    auto& b = into.per_shape[n];
-    append_physical(*tiles[i], b.a, b.b);
-    into.where[i] = {n, b.tiles++};
+    into.where[i] = {n, into.per_shape[n].tiles++};
   }
   into.per_shape.resize(groups);
+  for (auto& b : into.per_shape) {
+    b.a.resize(b.tiles * b.shape.operand_bytes());
+    b.b.resize(b.tiles * b.shape.operand_bytes());
+  }
+  probe::parallel_for(tiles.size(), jobs, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto [n, slot] = into.where[i];
+      auto& b = into.per_shape[n];
+      const std::size_t bytes = b.shape.operand_bytes();
+      write_physical(*tiles[i], b.a.data() + slot * bytes, b.b.data() + slot * bytes);
+    }
+  });
 }
 
 void launch_packed(const api::ops& ops, const packed_tiles& packed, std::vector<api::tile_results>& results,

@@ -137,13 +137,16 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
 
 // The kernel's physical operands of `t`, appended to a and b (no temporaries: the fuzz loop's form of physical_a/b).
 void append_physical(const tile& t, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b);
+// The same bytes written at pa and pb (operand_bytes() each).
+void write_physical(const tile& t, std::uint8_t* pa, std::uint8_t* pb);
 
 // A batch of tiles as kernel operands: one tile_batch per distinct shape, packed once and launched by every variant.
 struct packed_tiles {
   std::vector<api::tile_batch> per_shape;
   std::vector<std::pair<std::size_t, std::size_t>> where;  // tile -> (shape group, tile index in its launch)
 };
-void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles);  // reuses into's storage
+// Reuses into's storage; `jobs` threads write the bytes (the result does not depend on it).
+void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles, unsigned jobs = 1);
 
 // Runs every case's tile through `ops`, one launch per distinct shape; where[i] locates case i's result.
 struct batch_run {

@@ -472,7 +472,8 @@ int app::impl::run(int argc, char** argv) {
     hook.set_skew(opt.skew->first, opt.skew->second);
   }
 
-  // Cases.
+  // Cases. The run's wall clock starts here: case generation, every batch on every variant and the bookkeeping.
+  const auto run_start = clock_type::now();
   case_list all;
   const auto admit = [&](case_list&& batch, std::optional<source_kind> kind, std::optional<std::uint64_t> fuzz_seed,
                          case_list& into) {
@@ -627,6 +628,7 @@ int app::impl::run(int argc, char** argv) {
       bar.update(selected[v].name, runs_done, total_runs);
     }
   }
+  rec.run_seconds = std::chrono::duration<double>(clock_type::now() - run_start).count();
   // Reports list kept failures variant by variant, in case order.
   std::stable_sort(rec.failures.begin(), rec.failures.end(), [](const kept_failure& a, const kept_failure& b) {
     return a.variant_index != b.variant_index ? a.variant_index < b.variant_index : a.case_index < b.case_index;

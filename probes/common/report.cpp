@@ -97,6 +97,12 @@ std::vector<std::string> coverage_keys(const run_record& r) {
   return {keys.begin(), keys.end()};
 }
 
+std::uint64_t case_runs(const run_record& r) {
+  std::uint64_t n = 0;
+  for (const auto& v : r.variants) n += v.passed + v.failed;
+  return n;
+}
+
 double cases_per_second(const variant_summary& v) {
   const double n = double(v.passed + v.failed);
   return v.seconds > 0 ? n / v.seconds : 0.0;
@@ -208,6 +214,9 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
     for (const auto& v : r.variants)
       o += fmt::format("  {}: {} cases in {:.3f} s = {:.0f} cases/s\n", v.name, v.passed + v.failed, v.seconds,
                        cases_per_second(v));
+    o += fmt::format("  run: {} case runs in {:.3f} s wall clock (case generation, runners and bookkeeping) = {:.0f} "
+                     "case runs/s\n",
+                     case_runs(r), r.run_seconds, r.run_seconds > 0 ? double(case_runs(r)) / r.run_seconds : 0.0);
   }
 
   o += "\nenvironment\n";
@@ -547,6 +556,7 @@ json to_json(const run_record& r, bool bench) {
   j["filtered"] = r.filtered;
   j["unsharded_cases"] = r.unsharded_cases;
   j["command"] = r.command;
+  j["run_seconds"] = r.run_seconds;
   j["notes"] = r.notes;
   j["environment"] = json::array();
   for (const auto& [k, v] : r.environment) j["environment"].push_back({{"key", k}, {"value", v}});
@@ -630,6 +640,7 @@ run_record from_json(const json& j) {
   r.filtered = get<bool>(j, "filtered", w);
   r.unsharded_cases = get<std::uint64_t>(j, "unsharded_cases", w);
   r.command = get<std::string>(j, "command", w);
+  r.run_seconds = j.contains("run_seconds") ? get<double>(j, "run_seconds", w) : 0.0;  // absent before 2026-11-30
   r.notes = get<std::vector<std::string>>(j, "notes", w);
   for (const auto& e : at(j, "environment", w))
     r.environment.emplace_back(get<std::string>(e, "key", w), get<std::string>(e, "value", w));

@@ -68,6 +68,9 @@ struct run_record {
   std::vector<std::string> notes;        // from the probe's notes() callback
   std::vector<std::pair<std::string, std::string>> environment;
   std::string command;                   // the command line, for reproducing
+  // Wall clock of the run proper: generating the cases, running every batch on every variant and the framework's
+  // bookkeeping (not shrinking or reporting). Merged shards add theirs up.
+  double run_seconds = 0;
   std::vector<std::string> broken;       // filled by evaluate()
   bool as_expected() const { return broken.empty(); }
 };

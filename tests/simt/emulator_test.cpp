@@ -298,6 +298,36 @@ TEST_CASE("Reads of global elements no kernel wrote are counted by state with th
   CHECK(out.unwritten_reads()->total() == 0);
 }
 
+TEST_CASE("resize() leaves a reused buffer as a fresh one would be: poisoned, never written, no read evidence") {
+  tp::device_buffer<int> in(64), out(64);
+  in.upload(iota_vec(64).data(), 64);
+  tp::launch({1, 64}, read_partly_written, in.view(), out.view());
+  // Shrink: the old writes and host uploads are forgotten, the pattern is back.
+  out.resize(48);
+  in.resize(48);
+  CHECK(out.size() == 48);
+  const auto w = out.kernel_written();
+  REQUIRE(w.has_value());
+  CHECK(w->size() == 48);
+  CHECK(std::count(w->begin(), w->end(), true) == 0);
+  for (int x : out.to_host()) CHECK(static_cast<unsigned>(x) == 0xA5A5A5A5u);
+  // Upload bytes into the first 10 elements; a 48-thread launch then reads 10 host-initialised, 38 never written.
+  const auto ten = iota_vec(10);
+  in.upload_bytes(ten.data(), 10 * sizeof(int));
+  tp::launch({1, 48}, read_partly_written, in.view(), out.view());
+  CHECK(in.unwritten_reads()->host_initialised_reads == 10);
+  CHECK(in.unwritten_reads()->never_written_reads == 38);
+  // Grow past the capacity: a new allocation, the same fresh state.
+  in.resize(100);
+  CHECK(in.size() == 100);
+  CHECK(static_cast<unsigned>(in.to_host()[99]) == 0xA5A5A5A5u);
+  std::vector<unsigned char> bytes(404);
+  in.download_bytes(bytes.data(), 400);
+  CHECK(bytes[399] == 0xA5);
+  CHECK_THROWS_WITH(in.upload_bytes(bytes.data(), 3), ContainsSubstring("whole number"));
+  CHECK_THROWS_WITH(in.download_bytes(bytes.data(), 404), ContainsSubstring("elements requested"));
+}
+
 TEST_CASE("Float buffers are poisoned with a NaN and shared memory starts poisoned") {
   tp::device_buffer<float> f(4);
   for (float x : f.to_host()) CHECK(std::isnan(x));

@@ -49,6 +49,23 @@ int main() {
     ok = true;
     for (int v : ag.to_host()) ok &= v == want;
     check("warp_allgather of a 12-byte struct", ok);
+
+    // poison() and resize() fill on the device: the pattern must be the host's, byte for byte.
+    tp::device_buffer<float> pf(1000);
+    std::vector<unsigned> bits(1000);
+    pf.download_bytes(bits.data(), 4000);
+    ok = true;
+    for (unsigned b : bits) ok &= b == 0x7FC0A5A5u;
+    pf.upload(std::vector<float>(1000, 1.0f));
+    pf.resize(600);  // shrink: same allocation, poisoned again
+    bits.assign(600, 0);
+    pf.download_bytes(bits.data(), 2400);
+    for (unsigned b : bits) ok &= b == 0x7FC0A5A5u;
+    tp::device_buffer<int> pi(10);
+    pi.resize(300000);  // grow: a new allocation, several fill blocks
+    const auto pv = pi.to_host();
+    for (int v : pv) ok &= unsigned(v) == 0xA5A5A5A5u;
+    check("poison and resize fill the pattern on the device", ok && pf.size() == 600 && pv.size() == 300000);
   } catch (const tp::device_error& e) {
     std::printf("FAIL %s\n", e.what());
     return 1;
