@@ -24,28 +24,6 @@ std::string run_key(const run_record& r) {
   return k;
 }
 
-void add_summary(probe::variant_summary& into, const probe::variant_summary& from) {
-  into.passed += from.passed;
-  into.failed += from.failed;
-  into.errors += from.errors;
-  into.seconds += from.seconds;
-  for (const auto& [k, m] : from.metrics) {
-    auto [it, fresh] = into.metrics.try_emplace(k, m);
-    if (fresh) continue;
-    if (m.merge == probe::metric_merge::sum) it->second.value += m.value;
-    else it->second.value = std::max(it->second.value, m.value);
-  }
-  for (const auto& [k, n] : from.coverage) into.coverage[k] += n;
-  into.hazards.raw += from.hazards.raw;
-  into.hazards.war += from.hazards.war;
-  into.hazards.waw += from.hazards.waw;
-  for (const auto& f : from.hazards.first)
-    if (into.hazards.first.size() < 8) into.hazards.first.push_back(f);
-  into.unwritten.host_initialised += from.unwritten.host_initialised;
-  into.unwritten.never_written += from.unwritten.never_written;
-  for (const auto& f : from.unwritten.first)
-    if (into.unwritten.first.size() < 8) into.unwritten.first.push_back(f);
-}
 }  // namespace
 
 std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports) {
@@ -101,7 +79,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       for (const auto& [key, value] : r.environment)
         if (key == "hostname") hosts.insert(value);
       for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(c * n + (index - 1), &r, c);
-      for (std::size_t v = 0; v < r.variants.size(); ++v) add_summary(rec.variants[v], r.variants[v]);
+      for (std::size_t v = 0; v < r.variants.size(); ++v) probe::merge_summary(rec.variants[v], r.variants[v]);
     }
     std::sort(placed.begin(), placed.end(),
               [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });

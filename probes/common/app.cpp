@@ -16,6 +16,7 @@
 
 #include "probes/common/probe.h"
 #include "probes/common/report.h"
+#include "probes/common/parallel.h"
 #include "probes/common/run.h"
 
 namespace tp::probe {
@@ -597,6 +598,7 @@ int app::impl::run(int argc, char** argv) {
   progress bar(isatty(STDERR_FILENO) != 0);
   std::vector<const case_def*> ptrs;
   std::vector<outcome> results;
+  std::vector<variant_summary> partials;
   std::vector<std::optional<std::size_t>> first_failure(selected.size());
   const std::size_t total_runs = cases.size() * selected.size();
   std::size_t runs_done = 0;
@@ -610,20 +612,39 @@ int app::impl::run(int argc, char** argv) {
       const auto t0 = clock_type::now();
       outcome_of_batch(ptrs, selected[v], results);
       summary_v.seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+      // Bookkeeping, on --jobs threads: with big batches (a GPU run) summing and freeing the outcomes one by one was
+      // the largest serial part of a run. Parts of a fixed size are summed apart and merged in order, so the
+      // summaries do not depend on --jobs (sums are exact anyway: every probe's sum metrics are integer counts).
+      constexpr std::size_t part = 1024;
+      partials.assign((n + part - 1) / part, variant_summary{});
+      parallel_for(
+          partials.size(), opt.jobs,
+          [&](std::size_t begin, std::size_t end) {
+            for (std::size_t p = begin; p < end; ++p)
+              for (std::size_t i = p * part; i < std::min(n, (p + 1) * part); ++i) {
+                accumulate(partials[p], results[i]);
+                rec.cases[start + i].passed[v] = results[i].pass ? 1 : 0;
+                if (results[i].pass) results[i] = outcome{};
+              }
+          },
+          1);
+      for (const auto& ps : partials) merge_summary(summary_v, ps);
       for (std::size_t i = 0; i < n; ++i) {
         const std::size_t ci = start + i;
-        auto& o = results[i];
-        accumulate(summary_v, o);
-        rec.cases[ci].passed[v] = o.pass ? 1 : 0;
-        if (!o.pass) {
-          if (!first_failure[v]) first_failure[v] = ci;
-          auto& k = kept_count[{v, rec.cases[ci].group}];
-          if (k < kept_per_row) {
-            ++k;
-            rec.failures.push_back({ci, v, std::move(o)});
-          }
+        if (rec.cases[ci].passed[v]) continue;  // (passing outcomes were cleared above)
+        if (!first_failure[v]) first_failure[v] = ci;
+        auto& k = kept_count[{v, rec.cases[ci].group}];
+        if (k < kept_per_row) {
+          ++k;
+          rec.failures.push_back({ci, v, std::move(results[i])});
         }
       }
+      parallel_for(
+          n, opt.jobs,
+          [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) results[i] = outcome{};
+          },
+          part);
       runs_done += n;
       bar.update(selected[v].name, runs_done, total_runs);
     }

@@ -124,35 +124,56 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-void accumulate(variant_summary& s, const outcome& o) {
-  if (o.pass)
-    ++s.passed;
-  else
-    ++s.failed;
-  if (!o.error.empty()) ++s.errors;
-  for (const auto& [k, m] : o.metrics) {
-    auto [it, fresh] = s.metrics.try_emplace(k, m);
+namespace {
+constexpr std::size_t kept_evidence_lines = 8;
+// The first `kept_evidence_lines` distinct lines, in order of arrival.
+void keep_first_lines(std::vector<std::string>& into, const std::vector<std::string>& from) {
+  for (const auto& f : from)
+    if (into.size() < kept_evidence_lines && std::find(into.begin(), into.end(), f) == into.end()) into.push_back(f);
+}
+void add_metrics(std::map<std::string, metric>& into, const std::map<std::string, metric>& from) {
+  for (const auto& [k, m] : from) {
+    auto [it, fresh] = into.try_emplace(k, m);
     if (fresh) continue;
     if (m.merge == metric_merge::sum)
       it->second.value += m.value;
     else
       it->second.value = std::max(it->second.value, m.value);
   }
+}
+}  // namespace
+
+void accumulate(variant_summary& s, const outcome& o) {
+  if (o.pass)
+    ++s.passed;
+  else
+    ++s.failed;
+  if (!o.error.empty()) ++s.errors;
+  add_metrics(s.metrics, o.metrics);
   for (const auto& [k, n] : o.coverage) s.coverage[k] += n;
-  constexpr std::size_t keep = 8;
   s.hazards.raw += o.hazards.raw;
   s.hazards.war += o.hazards.war;
   s.hazards.waw += o.hazards.waw;
-  for (const auto& f : o.hazards.first)
-    if (s.hazards.first.size() < keep &&
-        std::find(s.hazards.first.begin(), s.hazards.first.end(), f) == s.hazards.first.end())
-      s.hazards.first.push_back(f);
+  keep_first_lines(s.hazards.first, o.hazards.first);
   s.unwritten.host_initialised += o.unwritten.host_initialised;
   s.unwritten.never_written += o.unwritten.never_written;
-  for (const auto& f : o.unwritten.first)
-    if (s.unwritten.first.size() < keep &&
-        std::find(s.unwritten.first.begin(), s.unwritten.first.end(), f) == s.unwritten.first.end())
-      s.unwritten.first.push_back(f);
+  keep_first_lines(s.unwritten.first, o.unwritten.first);
+}
+
+void merge_summary(variant_summary& into, const variant_summary& from) {
+  into.passed += from.passed;
+  into.failed += from.failed;
+  into.errors += from.errors;
+  into.seconds += from.seconds;
+  add_metrics(into.metrics, from.metrics);
+  for (const auto& [k, n] : from.coverage) into.coverage[k] += n;
+  into.hazards.raw += from.hazards.raw;
+  into.hazards.war += from.hazards.war;
+  into.hazards.waw += from.hazards.waw;
+  keep_first_lines(into.hazards.first, from.hazards.first);
+  into.unwritten.host_initialised += from.unwritten.host_initialised;
+  into.unwritten.never_written += from.unwritten.never_written;
+  keep_first_lines(into.unwritten.first, from.unwritten.first);
 }
 
 fail_pass_table make_table(const run_record& r) {

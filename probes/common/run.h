@@ -81,6 +81,10 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch);
 
 // Adds one case's outcome on one variant into the record's summaries (not the case row).
 void accumulate(variant_summary& s, const outcome& o);
+// Adds the summary of further cases (accumulated apart: a part of a batch, another shard) as if they had been
+// accumulated into `into` one by one after its own: counts and sum metrics add, max metrics keep the larger, the
+// first evidence lines stay the first distinct ones.
+void merge_summary(variant_summary& into, const variant_summary& from);
 // `s` as one POSIX shell word: as it is when it holds only safe characters, else single-quoted (reproduce lines).
 std::string shell_quote(const std::string& s);
 

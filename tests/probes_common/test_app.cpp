@@ -233,6 +233,31 @@ TEST_CASE("A batch runner sees batches no larger than batch_size", "[app]") {
   CHECK(std::count(sizes.begin(), sizes.end(), 4u) == 8);
 }
 
+TEST_CASE("Host threads and batch sizes (options jobs and batch) change nothing in the report but its timings", "[app]") {
+  // The bookkeeping of a batch is split into parts of 1024 outcomes on --jobs threads: summaries, the kept failures
+  // (only failing cases, the first per row) and the case rows must come out as they do one by one.
+  const auto strip = [](json j) {
+    j.erase("command");
+    j.erase("run_seconds");
+    for (auto& v : j.at("variants")) v.erase("seconds");
+    return j;
+  };
+  const auto one = toy::run({"--fuzz", "3000", "--no-shrink"});
+  REQUIRE(one.code == 0);
+  REQUIRE(!one.report.at("failures").empty());
+  for (const auto& f : one.report.at("failures")) CHECK(f.at("variant") == "upstream");
+  for (const auto& opts : {std::vector<std::string>{"--jobs", "3", "--batch", "2500"},
+                           std::vector<std::string>{"--jobs", "4", "--batch", "1"},
+                           std::vector<std::string>{"--jobs", "2", "--batch", "100000"}}) {
+    auto args = opts;
+    args.insert(args.end(), {"--fuzz", "3000", "--no-shrink"});
+    const auto other = toy::run(args);
+    INFO(opts[1] + " " + opts[3]);
+    REQUIRE(other.code == 0);
+    CHECK(strip(other.report) == strip(one.report));
+  }
+}
+
 TEST_CASE("The --out stem with several formats writes one file per format and prints the text report", "[app]") {
   const std::string stem = toy::temp_path("stem");
   const auto r = toy::run({"--report", "text,json", "--report", "md,junit", "--out", stem}, {}, false);
