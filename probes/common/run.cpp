@@ -131,15 +131,26 @@ void keep_first_lines(std::vector<std::string>& into, const std::vector<std::str
   for (const auto& f : from)
     if (into.size() < kept_evidence_lines && std::find(into.begin(), into.end(), f) == into.end()) into.push_back(f);
 }
-void add_metrics(std::map<std::string, metric>& into, const std::map<std::string, metric>& from) {
-  for (const auto& [k, m] : from) {
-    auto [it, fresh] = into.try_emplace(k, m);
+// What an outcome and a summary both carry, added from one into a summary.
+void add_measurements(variant_summary& s, const std::map<std::string, metric>& metrics,
+                      const std::map<std::string, std::uint64_t>& coverage, const hazard_evidence& hazards,
+                      const unwritten_evidence& unwritten) {
+  for (const auto& [k, m] : metrics) {
+    auto [it, fresh] = s.metrics.try_emplace(k, m);
     if (fresh) continue;
     if (m.merge == metric_merge::sum)
       it->second.value += m.value;
     else
       it->second.value = std::max(it->second.value, m.value);
   }
+  for (const auto& [k, n] : coverage) s.coverage[k] += n;
+  s.hazards.raw += hazards.raw;
+  s.hazards.war += hazards.war;
+  s.hazards.waw += hazards.waw;
+  keep_first_lines(s.hazards.first, hazards.first);
+  s.unwritten.host_initialised += unwritten.host_initialised;
+  s.unwritten.never_written += unwritten.never_written;
+  keep_first_lines(s.unwritten.first, unwritten.first);
 }
 }  // namespace
 
@@ -149,15 +160,7 @@ void accumulate(variant_summary& s, const outcome& o) {
   else
     ++s.failed;
   if (!o.error.empty()) ++s.errors;
-  add_metrics(s.metrics, o.metrics);
-  for (const auto& [k, n] : o.coverage) s.coverage[k] += n;
-  s.hazards.raw += o.hazards.raw;
-  s.hazards.war += o.hazards.war;
-  s.hazards.waw += o.hazards.waw;
-  keep_first_lines(s.hazards.first, o.hazards.first);
-  s.unwritten.host_initialised += o.unwritten.host_initialised;
-  s.unwritten.never_written += o.unwritten.never_written;
-  keep_first_lines(s.unwritten.first, o.unwritten.first);
+  add_measurements(s, o.metrics, o.coverage, o.hazards, o.unwritten);
 }
 
 void merge_summary(variant_summary& into, const variant_summary& from) {
@@ -165,15 +168,7 @@ void merge_summary(variant_summary& into, const variant_summary& from) {
   into.failed += from.failed;
   into.errors += from.errors;
   into.seconds += from.seconds;
-  add_metrics(into.metrics, from.metrics);
-  for (const auto& [k, n] : from.coverage) into.coverage[k] += n;
-  into.hazards.raw += from.hazards.raw;
-  into.hazards.war += from.hazards.war;
-  into.hazards.waw += from.hazards.waw;
-  keep_first_lines(into.hazards.first, from.hazards.first);
-  into.unwritten.host_initialised += from.unwritten.host_initialised;
-  into.unwritten.never_written += from.unwritten.never_written;
-  keep_first_lines(into.unwritten.first, from.unwritten.first);
+  add_measurements(into, from.metrics, from.coverage, from.hazards, from.unwritten);
 }
 
 fail_pass_table make_table(const run_record& r) {
