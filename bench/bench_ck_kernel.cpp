@@ -39,12 +39,8 @@ std::size_t positive(const char* flag, const char* v) {
   return std::size_t(n);
 }
 
-struct measured {
-  double rate = 0;  // tile-cases/s
-};
-
-// Best-of-reps wall clock of one launch of `tiles` random tiles of shape s.
-measured measure(const api::ops& ops, const api::tile_shape& s, std::size_t tiles, int reps) {
+// Tile-cases/s of one launch of `tiles` random tiles of shape s: the best wall clock of `reps` launches.
+double measure(const api::ops& ops, const api::tile_shape& s, std::size_t tiles, int reps) {
   api::tile_batch in;
   in.shape = s;
   in.tiles = tiles;
@@ -61,7 +57,7 @@ measured measure(const api::ops& ops, const api::tile_shape& s, std::size_t tile
     ops.run_tiles(in, out);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return {double(tiles) * s.k / 32 / best};
+  return double(tiles) * s.k / 32 / best;
 }
 
 }  // namespace
@@ -128,10 +124,10 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "\ntp-bench-ck-kernel: variant %s is not built for %s\n", variant, tp::to_string(b));
           return 77;
         }
-        const auto m = measure(*ops, s, b == tp::backend::cpu ? cpu_tiles : gpu_tiles, reps);
-        std::printf("  %s %11.0f tile-cases/s", tp::to_string(b), m.rate);
-        if (first == 0) first = m.rate;
-        else std::printf(" = %6.1fx %s", m.rate / first, tp::to_string(backends.front()));
+        const double rate = measure(*ops, s, b == tp::backend::cpu ? cpu_tiles : gpu_tiles, reps);
+        std::printf("  %s %11.0f tile-cases/s", tp::to_string(b), rate);
+        if (first == 0) first = rate;
+        else std::printf(" = %6.1fx %s", rate / first, tp::to_string(backends.front()));
       }
       std::printf("   (wall clock per launch: upload, kernel, read-back; best of %d)\n", reps);
     }

@@ -67,13 +67,19 @@ void poison_pattern(T* dst, std::size_t n) {
   }
 }
 
-[[noreturn]] inline void bad_size(const char* what, std::size_t n, std::size_t size) {
-  throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
-                              " elements requested, buffer holds " + std::to_string(size));
+// The element count of a transfer of n elements (of a buffer holding `size`), checked.
+inline std::size_t checked_elements(const char* what, std::size_t n, std::size_t size) {
+  if (n > size)
+    throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(n) +
+                                " elements requested, buffer holds " + std::to_string(size));
+  return n;
 }
-[[noreturn]] inline void bad_bytes(const char* what, std::size_t bytes, std::size_t elem) {
-  throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(bytes) +
-                              " bytes is not a whole number of " + std::to_string(elem) + "-byte elements");
+// The element count of a transfer of `bytes` raw bytes, checked: a whole number of elements that the buffer holds.
+inline std::size_t checked_bytes(const char* what, std::size_t bytes, std::size_t elem, std::size_t size) {
+  if (bytes % elem)
+    throw std::invalid_argument(std::string("tp::device_buffer::") + what + ": " + std::to_string(bytes) +
+                                " bytes is not a whole number of " + std::to_string(elem) + "-byte elements");
+  return checked_elements(what, bytes / elem, size);
 }
 }  // namespace detail
 
@@ -143,29 +149,15 @@ class device_buffer {
     detail::poison_pattern(data_.get(), n_);
   }
 
-  void upload(const T* src, std::size_t n) {
-    if (n > n_) detail::bad_size("upload", n, n_);
-    std::memcpy(static_cast<void*>(data_.get()), src, n * sizeof(T));
-    std::fill_n(sh_->state.begin(), n, elem_state::host_initialised);
-    sh_->unwritten = {};
-  }
+  void upload(const T* src, std::size_t n) { host_write(src, detail::checked_elements("upload", n, n_)); }
   void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
   // Raw bytes (a whole number of elements) into the first elements, e.g. a byte-packed operand into 32-bit words.
   void upload_bytes(const void* src, std::size_t bytes) {
-    if (bytes % sizeof(T)) detail::bad_bytes("upload_bytes", bytes, sizeof(T));
-    if (bytes / sizeof(T) > n_) detail::bad_size("upload_bytes", bytes / sizeof(T), n_);
-    std::memcpy(static_cast<void*>(data_.get()), src, bytes);
-    std::fill_n(sh_->state.begin(), bytes / sizeof(T), elem_state::host_initialised);
-    sh_->unwritten = {};
+    host_write(src, detail::checked_bytes("upload_bytes", bytes, sizeof(T), n_));
   }
-  void download(T* dst, std::size_t n) const {
-    if (n > n_) detail::bad_size("download", n, n_);
-    std::memcpy(static_cast<void*>(dst), data_.get(), n * sizeof(T));
-  }
+  void download(T* dst, std::size_t n) const { host_read(dst, detail::checked_elements("download", n, n_)); }
   void download_bytes(void* dst, std::size_t bytes) const {
-    if (bytes % sizeof(T)) detail::bad_bytes("download_bytes", bytes, sizeof(T));
-    if (bytes / sizeof(T) > n_) detail::bad_size("download_bytes", bytes / sizeof(T), n_);
-    std::memcpy(dst, data_.get(), bytes);
+    host_read(dst, detail::checked_bytes("download_bytes", bytes, sizeof(T), n_));
   }
   std::vector<T> to_host() const {
     std::vector<T> v(n_);
@@ -190,6 +182,14 @@ class device_buffer {
   std::optional<access_report> unwritten_reads() const { return sh_->unwritten; }
 
  private:
+  // The first n elements from the host: host-initialised, and the read evidence starts afresh.
+  void host_write(const void* src, std::size_t n) {
+    std::memcpy(static_cast<void*>(data_.get()), src, n * sizeof(T));
+    std::fill_n(sh_->state.begin(), n, elem_state::host_initialised);
+    sh_->unwritten = {};
+  }
+  void host_read(void* dst, std::size_t n) const { std::memcpy(dst, data_.get(), n * sizeof(T)); }
+
   std::unique_ptr<T[]> data_;
   std::size_t n_, capacity_;
   std::unique_ptr<cpu::shadow> sh_;
@@ -323,8 +323,8 @@ namespace gpu_detail {
 // poison() on the device: one kernel, no host vector and no host-to-device copy of the pattern.
 template <class T>
 __global__ void fill_pattern(T* p, std::size_t n, T v) {
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    p[i] = v;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
 }
 }  // namespace gpu_detail
 
@@ -363,24 +363,14 @@ class device_buffer {
     n_ = n;
     poison();
   }
-  void upload(const T* src, std::size_t n) {
-    if (n > n_) ::tp::detail::bad_size("upload", n, n_);
-    gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, n * sizeof(T), TP_GPU_H2D), "memcpy host to device");
-  }
+  void upload(const T* src, std::size_t n) { host_write(src, ::tp::detail::checked_elements("upload", n, n_)); }
   void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
   void upload_bytes(const void* src, std::size_t bytes) {
-    if (bytes % sizeof(T)) ::tp::detail::bad_bytes("upload_bytes", bytes, sizeof(T));
-    if (bytes / sizeof(T) > n_) ::tp::detail::bad_size("upload_bytes", bytes / sizeof(T), n_);
-    gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, bytes, TP_GPU_H2D), "memcpy host to device");
+    host_write(src, ::tp::detail::checked_bytes("upload_bytes", bytes, sizeof(T), n_));
   }
-  void download(T* dst, std::size_t n) const {
-    if (n > n_) ::tp::detail::bad_size("download", n, n_);
-    gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, n * sizeof(T), TP_GPU_D2H), "memcpy device to host");
-  }
+  void download(T* dst, std::size_t n) const { host_read(dst, ::tp::detail::checked_elements("download", n, n_)); }
   void download_bytes(void* dst, std::size_t bytes) const {
-    if (bytes % sizeof(T)) ::tp::detail::bad_bytes("download_bytes", bytes, sizeof(T));
-    if (bytes / sizeof(T) > n_) ::tp::detail::bad_size("download_bytes", bytes / sizeof(T), n_);
-    gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, bytes, TP_GPU_D2H), "memcpy device to host");
+    host_read(dst, ::tp::detail::checked_bytes("download_bytes", bytes, sizeof(T), n_));
   }
   std::vector<T> to_host() const {
     std::vector<T> v(n_);
@@ -401,6 +391,12 @@ class device_buffer {
   std::optional<access_report> unwritten_reads() const { return std::nullopt; }
 
  private:
+  void host_write(const void* src, std::size_t n) {
+    gpu_detail::check(TP_GPU_API(Memcpy)(d_, src, n * sizeof(T), TP_GPU_H2D), "memcpy host to device");
+  }
+  void host_read(void* dst, std::size_t n) const {
+    gpu_detail::check(TP_GPU_API(Memcpy)(dst, d_, n * sizeof(T), TP_GPU_D2H), "memcpy device to host");
+  }
   void allocate(std::size_t n) {
     void* p = nullptr;
     gpu_detail::check(TP_GPU_API(Malloc)(&p, (n == 0 ? 1 : n) * sizeof(T)), "malloc");

@@ -78,6 +78,10 @@ probe::outcome run_compress(const compress_case& c, const api::ops& ops) {
   return o;
 }
 
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
 // Whether two payloads name the same tile: the same fixture/adversarial/control object (the prepared batch keeps a
 // copy of the payload, so that object stays alive and its address cannot be reused), or the same fuzz generator input.
 bool same_tile(const tile_payload& a, const tile_payload& b) {
@@ -155,9 +159,6 @@ struct prepared_batch {
   struct phase_walls {
     double generate = 0, oracle = 0, pack = 0;
   } wall;
-  static double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-  }
 };
 
 // What the batch runner reuses from batch to batch, and the --bench tallies: CPU time of the process (every --jobs
@@ -226,12 +227,13 @@ struct runner_state {
     lines.push_back(buf);
     // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
     std::uint64_t runs = 0;
-    double per_variant = 0;
+    double per_variant = 0, judge = 0;
     std::size_t variants = 0;
     for (const auto& [key, t] : tallies)
       if (key.second.empty()) {
         runs += t.tile_cases;
         per_variant += t.launch + t.judge;
+        judge += t.judge;
         ++variants;
       }
     const double total = shared.prepare + per_variant;
@@ -255,11 +257,8 @@ struct runner_state {
                   std::max(0.0, wall - w.generate - w.oracle - w.pack - launch_wall - judge_wall));
     lines.push_back(buf);
     // What bounds a GPU run: the host work per run (everything but the launches), whatever the device does.
-    double host_cpu = shared.prepare;
-    for (const auto& [key, t] : tallies)
-      if (key.second.empty()) host_cpu += t.judge;
     if (runs > 0) {
-      const double us = 1e6 * host_cpu / double(runs);
+      const double us = 1e6 * (shared.prepare + judge) / double(runs);
       std::snprintf(buf, sizeof buf,
                     "bench: host work per tile-case run (generate, oracle, census, pack, judge; launches excluded): "
                     "%.2f us CPU = at most %.0f tile-cases/s per host thread, whatever runs the kernels",
@@ -392,30 +391,30 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     const auto wall_judge = std::chrono::steady_clock::now();
     const double t_judge = st->bench ? process_cpu_seconds() : 0.0;
     probe::parallel_for(b.tiles.size(), jobs, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t n = begin; n < end; ++n) {
-      const auto [res, idx] = b.packed.where[n];
-      const auto& r = st->results[res];
-      const tile& t = *b.tiles[n];
-      const auto& want = b.want[n];
-      const auto e = evaluate(t, b.groups[n], want, r, idx);
-      probe::outcome& o = out[b.tile_case_index[n]];
-      o = probe::outcome{};
-      o.pass = cfg->judge(t, e, o);
-      // Summed per variant over the run (exact in a double below 2^53, i.e. for up to 2^21 tiles): equal sums on two
-      // backends say the D outputs were bit-identical, whatever order the cases ran in.
-      o.metric_sum("d_digest", double(d_digest(t, r, idx)));
-      o.metric_sum("d_digest_cases", 1);
-      describe(o, t, e, want, r, idx);
-      count_coverage(o, t, e);
-      if (e.groups.nonzero_groups <= 2) group_lines(o, t, r, idx, 2);
-    }
+      for (std::size_t n = begin; n < end; ++n) {
+        const auto [res, idx] = b.packed.where[n];
+        const auto& r = st->results[res];
+        const tile& t = *b.tiles[n];
+        const auto& want = b.want[n];
+        const auto e = evaluate(t, b.groups[n], want, r, idx);
+        probe::outcome& o = out[b.tile_case_index[n]];
+        o = probe::outcome{};
+        o.pass = cfg->judge(t, e, o);
+        // Summed per variant over the run (exact in a double below 2^53, i.e. for up to 2^21 tiles): equal sums on two
+        // backends say the D outputs were bit-identical, whatever order the cases ran in.
+        o.metric_sum("d_digest", double(d_digest(t, r, idx)));
+        o.metric_sum("d_digest_cases", 1);
+        describe(o, t, e, want, r, idx);
+        count_coverage(o, t, e);
+        if (e.groups.nonzero_groups <= 2) group_lines(o, t, r, idx, 2);
+      }
     });
     if (st->bench) {
       st->account_variant(v.name, process_cpu_seconds() - t_judge);
       const auto end = std::chrono::steady_clock::now();
-      st->launch_wall += prepared_batch::seconds_between(wall_launch, wall_judge);
-      st->judge_wall += prepared_batch::seconds_between(wall_judge, end);
-      st->wall += prepared_batch::seconds_between(wall0, end);
+      st->launch_wall += seconds_between(wall_launch, wall_judge);
+      st->judge_wall += seconds_between(wall_judge, end);
+      st->wall += seconds_between(wall0, end);
     }
   });
 

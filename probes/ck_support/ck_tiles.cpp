@@ -536,16 +536,15 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
   }
 }
 
-double thread_cpu_seconds() {
+namespace {
+double clock_seconds(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+}  // namespace
+double thread_cpu_seconds() { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+double process_cpu_seconds() { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 void pack_tiles(packed_tiles& into, std::span<const tile* const> tiles, unsigned jobs) {
   // First the layout (which launch and slot each tile goes to), then the bytes, in parallel: each tile owns its slot.

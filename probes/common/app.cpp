@@ -39,7 +39,6 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   return out;
 }
 
-
 // --skew MASK:CYCLES: a hex warp mask (0x optional, nonzero) and a decimal spin count in clock cycles (nonzero).
 std::optional<std::pair<unsigned, unsigned>> parse_skew(const std::string& s) {
   const auto colon = s.find(':');
@@ -229,8 +228,8 @@ void app::impl::add_common_options() {
                "print the variants of the probe's kernel family built for --backend, one per line, and exit");
   cli.add_flag("--bench", opt.bench, "measure and print cases/s per variant");
   cli.add_option("--jobs", opt.jobs,
-                 "host threads for the per-case host work of a batch (generation, oracle, judging) where the probe "
-                 "supports it; launches stay on one thread")
+                 "host threads for the per-case host work of a batch: the probe's (generation, oracle, judging) where "
+                 "it supports it, and the framework's bookkeeping; launches stay on one thread")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   cli.add_option("--batch", opt.batch,
@@ -624,14 +623,13 @@ int app::impl::run(int argc, char** argv) {
               for (std::size_t i = p * part; i < std::min(n, (p + 1) * part); ++i) {
                 accumulate(partials[p], results[i]);
                 rec.cases[start + i].passed[v] = results[i].pass ? 1 : 0;
-                if (results[i].pass) results[i] = outcome{};
               }
           },
           1);
       for (const auto& ps : partials) merge_summary(summary_v, ps);
       for (std::size_t i = 0; i < n; ++i) {
+        if (results[i].pass) continue;
         const std::size_t ci = start + i;
-        if (rec.cases[ci].passed[v]) continue;  // (passing outcomes were cleared above)
         if (!first_failure[v]) first_failure[v] = ci;
         auto& k = kept_count[{v, rec.cases[ci].group}];
         if (k < kept_per_row) {

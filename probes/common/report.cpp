@@ -214,9 +214,10 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
     for (const auto& v : r.variants)
       o += fmt::format("  {}: {} cases in {:.3f} s = {:.0f} cases/s\n", v.name, v.passed + v.failed, v.seconds,
                        cases_per_second(v));
+    const std::uint64_t runs = case_runs(r);
     o += fmt::format("  run: {} case runs in {:.3f} s wall clock (case generation, runners and bookkeeping) = {:.0f} "
                      "case runs/s\n",
-                     case_runs(r), r.run_seconds, r.run_seconds > 0 ? double(case_runs(r)) / r.run_seconds : 0.0);
+                     runs, r.run_seconds, r.run_seconds > 0 ? double(runs) / r.run_seconds : 0.0);
   }
 
   o += "\nenvironment\n";
