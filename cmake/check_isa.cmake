@@ -1,4 +1,4 @@
-# cmake -P helper of amdgpu.cmake. Two modes:
+# cmake -P helper of hip.cmake (tp_hip_isa_checks). Two modes:
 #   -DOBJDUMP= -DIN=x.hsaco -DOUT=x.s   disassemble (fails when the code object has no text)
 #   -DASM=x.s -DREGEX=re               assert that the disassembly matches re; prints the match count and first match
 if(DEFINED OBJDUMP)
@@ -9,7 +9,7 @@ if(DEFINED OBJDUMP)
   return()
 endif()
 if(NOT EXISTS ${ASM})
-  message(FATAL_ERROR "${ASM} does not exist (build target tp_amdgpu_* first)")
+  message(FATAL_ERROR "${ASM} does not exist (build the hip preset first)")
 endif()
 file(STRINGS ${ASM} lines REGEX "${REGEX}")
 list(LENGTH lines n)

@@ -13,10 +13,13 @@
 # so the enclosing checkout is never touched); a patch that does not apply fails the build and names the patch.
 # The copy is regenerated whenever a family source, the series or a patch changes.
 #
-# Each variant's ENTRY is compiled as C++ for the CPU backend (and with nvcc when TP_WITH_CUDA) into an OBJECT library
-# with -DTP_VARIANT_NS=tpv_<family>_<variant_ident>_<backend> -DTP_VARIANT_NAME="<variant>". The variant tree comes
-# first on the include path, so both "local.cuh" and "kernels/<family>/local.cuh" resolve to the patched copy.
+# Each variant's ENTRY is compiled as C++ for the CPU backend, with nvcc when TP_WITH_CUDA (an OBJECT library), and as
+# HIP host+device code for every arch of TP_HIP_ARCHS when TP_WITH_HIP (one clang invocation, cmake/hip.cmake), with
+# -DTP_VARIANT_NS=tpv_<family>_<variant_ident>_<backend> -DTP_VARIANT_NAME="<variant>". The variant tree comes first on
+# the include path, so both "local.cuh" and "kernels/<family>/local.cuh" resolve to the patched copy.
 # Result: INTERFACE target tp_family_<family> carrying every variant's objects; its TP_VARIANTS property lists them.
+# The hip objects are linked as objects (not through an archive), so every variant's registration runs; each is
+# also available as <binary dir>/variants/<variant>.hip.o for tp_hip_isa_checks.
 
 set(TP_VARIANTS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/apply_variant.cmake CACHE INTERNAL "")
 find_program(TP_GIT_EXECUTABLE git REQUIRED)
@@ -138,6 +141,9 @@ function(tp_add_kernel_family)
   if(TP_WITH_CUDA)
     list(APPEND backends cuda)
   endif()
+  if(TP_WITH_HIP)
+    list(APPEND backends hip)
+  endif()
 
   foreach(v ${variant_names})
     tp_variant_ident(vid ${v})
@@ -169,6 +175,14 @@ function(tp_add_kernel_family)
         add_library(${obj} OBJECT ${wrapper})
         target_link_libraries(${obj} PUBLIC tp_simt_cpu)
         target_compile_options(${obj} PRIVATE ${TP_WARNINGS})
+      elseif(b STREQUAL "hip")
+        tp_hip_compile(OUT hip_object SOURCE ${entry} OBJECT ${CMAKE_CURRENT_BINARY_DIR}/variants/${v}.hip.o
+                       INCLUDES ${root} DEFINES TP_VARIANT_NS=tpv_${family}_${vid}_hip "TP_VARIANT_NAME=\"${v}\""
+                       DEPENDS ${stamp})
+        add_custom_target(${obj} DEPENDS ${hip_object})
+        target_link_libraries(${family_target} INTERFACE ${hip_object})
+        add_dependencies(${family_target} ${obj})
+        continue()
       else()
         add_library(${obj} OBJECT ${entry})
         set_source_files_properties(${entry} PROPERTIES LANGUAGE CUDA)
@@ -183,5 +197,8 @@ function(tp_add_kernel_family)
   endforeach()
   if(TP_WITH_CUDA)
     target_link_libraries(${family_target} INTERFACE tp_simt_cuda)
+  endif()
+  if(TP_WITH_HIP)
+    target_link_libraries(${family_target} INTERFACE tp_hip_runtime)
   endif()
 endfunction()

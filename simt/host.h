@@ -26,6 +26,9 @@
 #if TP_BACKEND_CPU
   #include "simt/cpu/emulator.h"
 #endif
+#if TP_BACKEND_HIP
+  #include "simt/hip/device_check.h"
+#endif
 
 namespace tp {
 
@@ -43,6 +46,9 @@ namespace detail {
 struct backend_entry {
   bool (*available)() = nullptr;
   std::string (*describe)() = nullptr;
+  // Why a present device cannot honestly run this binary's code (HIP: no code object for its arch, a runtime too old
+  // for it); empty when it can, or when there is no device at all (that is `available`'s answer).
+  std::string (*unusable)() = nullptr;
 };
 inline backend_entry& registered_backend(backend b) {
   static backend_entry entries[3];
@@ -82,6 +88,12 @@ inline std::size_t checked_bytes(const char* what, std::size_t bytes, std::size_
   return checked_elements(what, bytes / elem, size);
 }
 }  // namespace detail
+
+// Empty when the backend's device (if any) can run this binary; otherwise one line saying why not and what to do.
+inline std::string backend_unusable(backend b) {
+  auto p = detail::registered_backend(b).unusable;
+  return p ? p() : std::string();
+}
 
 inline bool backend_available(backend b) {
   if (b == backend::cpu) return true;
@@ -251,13 +263,54 @@ inline std::string version_string(int v) {
          std::to_string(v % 100000);  // major*10^7 + minor*10^5 + patch
   #endif
 }
+inline int device_count() {
+  int n = 0;
+  if (TP_GPU_API(GetDeviceCount)(&n) != TP_GPU_SUCCESS) {
+    (void)TP_GPU_API(GetLastError)();
+    return 0;
+  }
+  return n;
+}
+inline std::string runtime_version() {
+  int runtime = 0;
+  (void)TP_GPU_API(RuntimeGetVersion)(&runtime);
+  return version_string(runtime);
+}
+  #if TP_BACKEND_HIP
+// The compiler of this translation unit's host and device code, and the archs its code objects were built for.
+  #ifndef TP_HIP_ARCHS_BUILT
+    #error "TP_HIP_ARCHS_BUILT (the --offload-arch list) is defined by cmake/hip.cmake"
+  #endif
+inline constexpr const char* hip_compiler = "clang " __clang_version__;
+inline std::string hip_unusable() {
+  const int n = device_count();
+  std::string arch;
+  if (n > 0) {
+    int dev = 0;
+    hipDeviceProp_t p{};
+    (void)hipGetDevice(&dev);
+    if (hipGetDeviceProperties(&p, dev) != hipSuccess) {
+      (void)hipGetLastError();
+      return "HIP device " + std::to_string(dev) + ": the runtime gives no properties (runtime " + runtime_version() +
+             ")";
+    }
+    arch = p.gcnArchName;
+  }
+  int v = 0;
+  (void)hipRuntimeGetVersion(&v);
+  const ::tp::hip::release r{v / 10000000, (v / 100000) % 100, v % 100000};
+  return ::tp::hip::unusable_reason(n, arch, runtime_version(), r, TP_HIP_ARCHS_BUILT, ::tp::hip::kfd_gpus())
+      .value_or(std::string());
+}
+  #endif
 inline std::string gpu_description() {
   int n = 0, dev = 0;
   const tp_gpu_error_t e = TP_GPU_API(GetDeviceCount)(&n);
   if (e != TP_GPU_SUCCESS || n == 0) {
     (void)TP_GPU_API(GetLastError)();
-    return std::string(to_string(TP_GPU_BACKEND)) + ": no device (" +
-           (e != TP_GPU_SUCCESS ? std::string(TP_GPU_API(GetErrorName)(e)) : std::string("0 devices")) + ")";
+    return std::string("no ") + (TP_GPU_BACKEND == ::tp::backend::cuda ? "CUDA" : "HIP") + " device (" +
+           (e != TP_GPU_SUCCESS ? std::string(TP_GPU_API(GetErrorName)(e)) : std::string("0 devices")) +
+           "; runtime " + runtime_version() + ")";
   }
   (void)TP_GPU_API(GetDevice)(&dev);
   tp_gpu_device_prop p{};
@@ -272,15 +325,24 @@ inline std::string gpu_description() {
   #if TP_BACKEND_CUDA
   s += " (compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor) + ", sm_" +
        std::to_string(p.major * 10 + p.minor);
+  s += ", " + std::to_string(p.multiProcessorCount) + " SMs, ";
   #else
-  s += std::string(" (") + p.gcnArchName;
+  s += std::string(" (") + p.gcnArchName + ", " + std::to_string(p.multiProcessorCount) + " CUs, wave" +
+       std::to_string(p.warpSize) + ", ";
   #endif
-  s += ", " + std::to_string(p.multiProcessorCount) + " SMs/CUs, " +
-       std::to_string(p.totalGlobalMem >> 20) + " MiB; device " + std::to_string(dev) + " of " + std::to_string(n) +
+  s += std::to_string(p.totalGlobalMem >> 20) + " MiB; device " + std::to_string(dev) + " of " + std::to_string(n) +
        "), driver API " + version_string(driver) + ", runtime " + version_string(runtime);
+  #if TP_BACKEND_HIP
+  s += std::string("; code objects ") + TP_HIP_ARCHS_BUILT + " by " + hip_compiler;
+  #endif
   return s;
 }
+  #if TP_BACKEND_HIP
+inline const bool gpu_registered =
+    ::tp::detail::register_backend(TP_GPU_BACKEND, {&gpu_available, &gpu_description, &hip_unusable});
+  #else
 inline const bool gpu_registered = ::tp::detail::register_backend(TP_GPU_BACKEND, {&gpu_available, &gpu_description});
+  #endif
 
 // The skew constants are per translation unit (no relocatable device code), so every TU registers its setter and
 // set_skew() reaches all of them.
@@ -321,10 +383,13 @@ void launch(dims d, void (*kernel)(P...), A&&... args) {
 
 namespace gpu_detail {
 // poison() on the device: one kernel, no host vector and no host-to-device copy of the pattern.
+// Indices through the dialect, not threadIdx/blockIdx: on HIP those call the ROCm device library (__ockl_*), which
+// the hip build does not link (-nogpulib), so every kernel of the suite stays free of device-library code.
 template <class T>
 __global__ void fill_pattern(T* p, std::size_t n, T v) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
+  const std::size_t stride = std::size_t(::tp::grid_dim()) * ::tp::block_dim();
+  for (std::size_t i = std::size_t(::tp::block_idx()) * ::tp::block_dim() + ::tp::thread_idx(); i < n; i += stride)
+    p[i] = v;
 }
 }  // namespace gpu_detail
 

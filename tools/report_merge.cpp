@@ -190,6 +190,10 @@ int tileprobe_report_main(int argc, char** argv) {
   cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends); optional with --matrix");
   cli.add_option("--out", out_path, "Markdown output file (default: stdout)");
   cli.add_option("--matrix", matrix_path, "mutation matrix JSON");
+  std::string compare_arg;
+  cli.add_option("--compare-backends", compare_arg,
+                 "A,B: every probe run on backend A must have a run on B with the same cases, and agree with it per "
+                 "variant on d_digest, d_digest_cases, passed and failed (exit 1 otherwise); a section of the document");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -230,7 +234,18 @@ int tileprobe_report_main(int argc, char** argv) {
     return 2;
   }
   const auto runs = merge_reports(reports);
-  const std::string doc = render_document(runs, matrix_path.empty() ? nullptr : &matrix);
+  std::optional<backend_comparison> comparison;
+  if (!compare_arg.empty()) {
+    const auto comma = compare_arg.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 == compare_arg.size() ||
+        compare_arg.find(',', comma + 1) != std::string::npos) {
+      std::cerr << "tileprobe-report: --compare-backends: '" << compare_arg << "' is not A,B (e.g. cpu,hip)\n";
+      return 2;
+    }
+    comparison = compare_backends(runs, compare_arg.substr(0, comma), compare_arg.substr(comma + 1));
+  }
+  const std::string doc = render_document(runs, matrix_path.empty() ? nullptr : &matrix,
+                                          comparison ? &*comparison : nullptr);
   if (out_path.empty()) {
     std::cout << doc;
   } else {
@@ -249,6 +264,8 @@ int tileprobe_report_main(int argc, char** argv) {
   }
   if (!matrix_path.empty())
     for (const auto& p : matrix_problems(matrix)) std::cerr << "tileprobe-report: matrix: " << p << '\n', rc = 1;
+  if (comparison)
+    for (const auto& p : comparison->problems) std::cerr << "tileprobe-report: backends: " << p << '\n', rc = 1;
   return rc;
 }
 

@@ -46,10 +46,29 @@ mutation_matrix parse_matrix(const nlohmann::json& j);  // throws std::runtime_e
 // One line per row whose caught set is not what it must be.
 std::vector<std::string> matrix_problems(const mutation_matrix& m);
 
+// One probe run on two backends, variant by variant (report_compare.cpp): d_digest and d_digest_cases (where the probe
+// records them) and passed/failed counts must be equal. Runs match when probe, seed, fuzz count, variant list and case
+// count agree; a run on one backend only is a problem too.
+struct backend_comparison {
+  std::string a, b;
+  struct cell {
+    std::string what, on_a, on_b;
+  };
+  struct row {
+    std::string probe, variant;
+    std::vector<cell> cells;
+    bool equal = true;
+  };
+  std::vector<row> rows;
+  std::vector<std::string> problems;
+};
+backend_comparison compare_backends(const std::vector<merged_run>& runs, const std::string& a, const std::string& b);
+
 // The Markdown document for a pull request (report_render.cpp): a headline table (probe, backend, each buggy and fixed
 // variant's failed / cases, verdict, linked to the probe's section), where it ran, then one section per run and the
 // mutation matrix, one table per kernel family.
-std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix);
+std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix,
+                            const backend_comparison* comparison = nullptr);
 
 // Helpers of the renderer, public for their tests.
 // Words of a command line quoted the way probes record it (POSIX single quotes, backslash escapes).

@@ -614,7 +614,26 @@ std::string readable_evidence(std::string line) {
   return line;
 }
 
-std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix) {
+// The --compare-backends section: one row per (probe, variant), both backends' values side by side.
+std::string comparison_section(const backend_comparison& c) {
+  std::string o = fmt::format("\n## Backends compared: {} and {}\n\n", c.a, c.b);
+  o += c.problems.empty()
+           ? fmt::format("Every probe run on both backends agrees, variant by variant: the same kernels computed the "
+                         "same D (d_digest over the same d_digest_cases tiles, where the probe records them) and the "
+                         "same cases passed and failed.\n\n")
+           : fmt::format("**{} disagreement(s)**:\n\n", c.problems.size());
+  for (const auto& p : c.problems) o += "- " + md_escape(p) + '\n';
+  if (!c.problems.empty()) o += '\n';
+  o += fmt::format("| probe | variant | what | {} | {} | |\n|---|---|---|---|---|---|\n", c.a, c.b);
+  for (const auto& row : c.rows)
+    for (const auto& cell : row.cells)
+      o += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", row.probe, row.variant, cell.what, cell.on_a, cell.on_b,
+                       cell.on_a == cell.on_b ? "equal" : "**DIFFERS**");
+  return o;
+}
+
+std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix,
+                            const backend_comparison* comparison) {
   if (runs.empty()) {
     std::string o = "# tileprobe mutation matrix\n";
     if (matrix) o += matrix_section(*matrix, 2);
@@ -693,6 +712,7 @@ std::string render_document(const std::vector<merged_run>& runs, const mutation_
 
   for (std::size_t i = 0; i < runs.size(); ++i) o += probe_section(runs[i], headings[i], common[runs[i].record.backend]);
 
+  if (comparison) o += comparison_section(*comparison);
   if (matrix) o += "\n## Mutation matrix\n" + matrix_section(*matrix, 3);
   return o;
 }

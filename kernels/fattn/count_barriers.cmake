@@ -3,7 +3,7 @@
 # Kernels are found by the suffix of their symbol, since the variant namespace (tpv_fattn_<variant>_hip) differs.
 function(count_in asm out)
   if(NOT EXISTS ${asm})
-    message(FATAL_ERROR "${asm} does not exist (build target tp_amdgpu_fattn first)")
+    message(FATAL_ERROR "${asm} does not exist (build the hip preset first)")
   endif()
   file(READ ${asm} text)
   string(FIND "${text}" "${KERNEL}>:" at)

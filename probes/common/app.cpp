@@ -22,6 +22,15 @@
 namespace tp::probe {
 
 namespace {
+
+// How to get a backend that this executable was built without (the presets in CMakePresets.json).
+std::string build_hint(std::string_view backend) {
+  if (backend == "hip")
+    return "build the hip preset: cmake --preset hip && cmake --build --preset hip (README: On an AMD card)";
+  if (backend == "cuda") return "build the cuda preset: cmake --preset cuda && cmake --build --preset cuda";
+  return "no preset builds backend '" + std::string(backend) + "'";
+}
+
 using clock_type = std::chrono::steady_clock;
 
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -413,7 +422,8 @@ int app::impl::run(int argc, char** argv) {
       throw backend_unavailable("no variant of kernel family '" + family + "' is registered in this executable");
     std::string built;
     for (const auto& b : other_backends) built += (built.empty() ? "" : ", ") + b;
-    throw backend_unavailable("backend " + opt.backend + " is not built into this probe (built: " + built + ")");
+    throw backend_unavailable("backend " + opt.backend + " is not built into this probe (built: " + built + "); " +
+                              build_hint(opt.backend));
   }
   const auto find_registered = [&](const std::string& n) -> const registered_variant* {
     for (const auto& v : on_backend)
@@ -461,7 +471,8 @@ int app::impl::run(int argc, char** argv) {
     selected.push_back(v);
   }
   if (!hook.available || !hook.available(opt.backend))
-    throw backend_unavailable("backend " + opt.backend + " is not available on this machine (no device or driver)");
+    throw backend_unavailable("backend " + opt.backend + " is not available on this machine: " +
+                              (hook.device_name ? hook.device_name(opt.backend) : "no device or driver"));
   if (!opt.sanitize.empty()) {
     if (!hook.run_under_sanitizer) throw usage_error("--sanitize: this probe was built without the CUDA backend");
     // Does not return when it execs; the child runs the same command without --sanitize.

@@ -47,7 +47,12 @@ backend_hooks default_backend_hooks() {
   const auto parse = [](std::string_view b) {
     return b == "cuda" ? tp::backend::cuda : b == "hip" ? tp::backend::hip : tp::backend::cpu;
   };
-  backend_hooks h{[parse](std::string_view b) { return tp::backend_available(parse(b)); },
+  // A present device that cannot honestly run this binary (HIP: no code object for its arch, a runtime too old for it)
+  // is bad input, not "not available": a card holder must never read "skipped" (exit 2 with the reason, not 77).
+  backend_hooks h{[parse](std::string_view b) {
+                    if (const std::string why = tp::backend_unusable(parse(b)); !why.empty()) throw usage_error(why);
+                    return tp::backend_available(parse(b));
+                  },
                   [parse](std::string_view b) { return tp::device_description(parse(b)); }};
 #if defined(TP_PROBE_HAVE_CUDA)
   h.set_skew = [](unsigned warp_mask, unsigned cycles) { detail::cuda_set_skew(warp_mask, cycles); };

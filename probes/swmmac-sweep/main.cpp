@@ -306,6 +306,10 @@ int main(int argc, char** argv) {
                 << "measured there\n";
       return 77;
     }
+    if (const std::string why = tp::backend_unusable(*where); !why.empty()) {
+      std::cerr << "swmmac-sweep: " << why << "\n";
+      return 2;
+    }
     if (!tp::backend_available(*where)) {
       std::cerr << "swmmac-sweep: backend " << backend << " is not available on this machine ("
                 << tp::device_description(*where) << ")\n";

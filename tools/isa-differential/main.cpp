@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
         std::cerr << (first ? "" : ", ") << tp::to_string(e.where);
         first = false;
       }
-      std::cerr << (first ? "nothing" : "") << "; configure with -DTP_WITH_CUDA=ON for cuda)\n";
+      std::cerr << (first ? "nothing" : "") << "; build the cuda or hip preset for those backends)\n";
       return 77;
     }
     const std::vector<diff::op_variant> all_variants = diff::resolve(*table);
@@ -160,6 +160,10 @@ int main(int argc, char** argv) {
                   << (v.op->not_runnable ? std::string("not run on this backend: ") + v.op->not_runnable : "runs")
                   << "\n";
       return 0;
+    }
+    if (const std::string why = tp::backend_unusable(*backend); !why.empty()) {
+      std::cerr << "isa-differential: " << why << "\n";
+      return 2;
     }
     if (!tp::backend_available(*backend)) {
       std::cerr << "isa-differential: backend " << backend_name << " is not available on this machine ("
