@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "probes/common/case.h"
+#include "probes/common/input_file.h"
 #include "probes/common/outcome.h"
 
 namespace CLI {
