@@ -306,6 +306,11 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     return c;
   };
 
+  {
+    std::vector<std::string> names;
+    for (const auto& f : cfg->fixtures) names.push_back(f.a);
+    app.fixture_names(std::move(names));
+  }
   app.source(source_kind::fixture, [cfg, &app, tile_case](case_list& out) {
     const auto& sel = app.opts().fixtures;
     for (const auto& f : cfg->fixtures) {
