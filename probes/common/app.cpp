@@ -144,6 +144,7 @@ struct app::impl {
   batch_runner_fn batch_runner;
   shrink_fn shrinker;
   parent_fn parent_of;
+  before_run_fn before;
   input_text_fn input_text;
   std::vector<std::string> fixture_list;
   notes_fn notes;
@@ -210,6 +211,7 @@ app& app::runner(runner_fn fn) { impl_->runner = std::move(fn); return *this; }
 app& app::batch_runner(batch_runner_fn fn) { impl_->batch_runner = std::move(fn); return *this; }
 app& app::shrinker(shrink_fn fn) { impl_->shrinker = std::move(fn); return *this; }
 app& app::notes(notes_fn fn) { impl_->notes = std::move(fn); return *this; }
+app& app::before_run(before_run_fn fn) { impl_->before = std::move(fn); return *this; }
 app& app::shrunk_parent(parent_fn fn) { impl_->parent_of = std::move(fn); return *this; }
 app& app::input_text(input_text_fn fn) { impl_->input_text = std::move(fn); return *this; }
 app& app::fixture_names(std::vector<std::string> names) { impl_->fixture_list = std::move(names); return *this; }
@@ -661,6 +663,11 @@ int app::impl::run(int argc, char** argv) {
     return pos;
   };
 
+  if (!opt.list_cases && before)
+    if (const auto code = before(fixed_cases)) {
+      std::cout.flush();
+      return *code;
+    }
   if (opt.list_cases) {
     for_each_selected([&](case_def&& c, std::uint64_t pos) {
       if (opt.shard.contains(pos)) std::cout << c.id << '\n';

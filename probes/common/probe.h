@@ -148,6 +148,10 @@ class app {
   // written as one beside the reports, and its reproduce line uses it.
   using input_text_fn = std::function<std::optional<std::string>(const case_def& c)>;
   app& input_text(input_text_fn fn);
+  // A mode that prints and runs nothing (swmmac-sweep --predict): called with the fixed (non-fuzz) cases once the
+  // options are checked and the cases built, before anything runs; an exit code ends main() there, nullopt runs on.
+  using before_run_fn = std::function<std::optional<int>(const case_list& cases)>;
+  app& before_run(before_run_fn fn);
   // The names --fixture accepts (any other is a usage error listing these); undeclared: not checked.
   app& fixture_names(std::vector<std::string> names);
 
