@@ -240,13 +240,25 @@ compress_case expected_compress(api::dtype type, const std::vector<std::int32_t>
   return c;
 }
 
-probe::case_list read_input(const std::string& path, const std::string& probe_name, const ck_probe_config& cfg) {
-  auto f = input_file::read(path, probe_name);
+namespace {
+probe::case_list read_body(input_file& f, const std::string& probe_name, const ck_probe_config& cfg) {
   const auto& kind = f.next("case").expect_size(1);
   probe::case_list out;
   if (kind.choice(0, {"tile", "compress"}) == 0) out.push_back(read_tile(f, probe_name, cfg));
   else out.push_back(read_compress(f, cfg));
   return out;
+}
+}  // namespace
+
+probe::case_list read_input(const std::string& path, const std::string& probe_name, const ck_probe_config& cfg) {
+  auto f = input_file::read(path, probe_name);
+  return read_body(f, probe_name, cfg);
+}
+
+probe::case_list read_input_text(std::string_view text, const std::string& name, const std::string& probe_name,
+                                 const ck_probe_config& cfg) {
+  auto f = input_file::parse(text, name, probe_name);
+  return read_body(f, probe_name, cfg);
 }
 
 std::optional<std::string> input_text(const probe::case_def& c, const std::string& probe_name) {

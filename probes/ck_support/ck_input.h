@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probes/ck_support/ck_driver.h"
@@ -13,6 +14,9 @@ namespace tp::ck_probe {
 
 // The case(s) of one input file for probe `probe_name` (usage_error "FILE:LINE: what" on anything malformed).
 probe::case_list read_input(const std::string& path, const std::string& probe_name, const ck_probe_config& cfg);
+// The same on text in memory, `name` standing for the file (tests/fuzz).
+probe::case_list read_input_text(std::string_view text, const std::string& name, const std::string& probe_name,
+                                 const ck_probe_config& cfg);
 // A tile or compress-level case as an input file; nullopt for any other payload.
 std::optional<std::string> input_text(const probe::case_def& c, const std::string& probe_name);
 

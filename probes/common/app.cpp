@@ -312,27 +312,36 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
     if (!o.error.empty()) o.pass = false;
 }
 
+namespace {
+// Messages can carry what a hostile file held (a name with a newline, a NUL): the error stays one printable line.
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c < 0x20 || c == 0x7f ? '?' : char(c);
+  return out;
+}
+}  // namespace
+
 int app::main(int argc, char** argv) {
   try {
     return impl_->run(argc, argv);
   } catch (const usage_error& e) {
-    std::cerr << impl_->name << ": " << e.what() << '\n';
+    std::cerr << impl_->name << ": " << one_line(e.what()) << '\n';
     return 2;
   } catch (const backend_unavailable& e) {
-    std::cerr << impl_->name << ": " << e.what() << '\n';
+    std::cerr << impl_->name << ": " << one_line(e.what()) << '\n';
     return 77;
   } catch (const internal_error& e) {
-    std::cerr << impl_->name << ": internal error: " << e.what() << '\n';
+    std::cerr << impl_->name << ": internal error: " << one_line(e.what()) << '\n';
     return 3;
   } catch (const std::bad_alloc&) {
     std::cerr << impl_->name << ": internal error: out of memory\n";
     return 3;
   } catch (const std::logic_error& e) {
-    std::cerr << impl_->name << ": internal error: probe defect: " << e.what() << '\n';
+    std::cerr << impl_->name << ": internal error: probe defect: " << one_line(e.what()) << '\n';
     return 3;
   } catch (const std::exception& e) {
     // A device call outside any case (setting the skew) failed: the run did not happen as asked.
-    std::cerr << impl_->name << ": internal error: " << e.what() << '\n';
+    std::cerr << impl_->name << ": internal error: " << one_line(e.what()) << '\n';
     return 3;
   }
 }

@@ -159,7 +159,7 @@ TEST_CASE("A probe section reads as failed / cases everywhere, explains metrics 
   // The counterexample: ids in a code block, both variants' outputs, a rerun command without the report options.
   const auto ce = doc.find("### Shrunk counterexample");
   REQUIRE(ce != std::string::npos);
-  CHECK(doc.find("```text\nshrunk: toy(v=3,src=shrunk)\n", ce) != std::string::npos);
+  CHECK(doc.find("```text\nshrunk: toy(v=1.2.3,src=shrunk:shrunk:fixture,drop=0,drop=0)\n", ce) != std::string::npos);
   CHECK(doc.find("**On `upstream`: FAIL** (abs_err 3, wrong 1)", ce) != std::string::npos);
   CHECK(doc.find("**On `fixed`: pass** (abs_err 0, wrong 0)", ce) != std::string::npos);
   const auto rerun = doc.find("Rerun the unshrunk case on both variants:\n\n```sh\nprobe-toy --fuzz 20 ", ce);
