@@ -9,6 +9,7 @@
 #include <optional>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -462,10 +463,14 @@ int app::impl::run(int argc, char** argv) {
     if (!destination.count(f)) to_stdout.push_back(f);
   if (to_stdout.size() > 1)
     throw usage_error("several --report formats would go to stdout; give --out STEM or --out-<format> FILE");
-  std::map<report_format, std::ofstream> files;
+  // Report paths are checked now and written after the run, so a run refused later (bad input) leaves no file.
   for (const auto& [f, path] : destination) {
-    files[f].open(path, std::ios::binary | std::ios::trunc);
-    if (!files[f]) throw usage_error("--out '" + path + "': cannot open the file for writing");
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) || access(dir.c_str(), W_OK) != 0 ||
+        (std::filesystem::exists(path, ec) && access(path.c_str(), W_OK) != 0))
+      throw usage_error("--out '" + path + "': cannot open the file for writing");
   }
 
   // Variants: from the registry, on the chosen backend.
@@ -930,14 +935,15 @@ int app::impl::run(int argc, char** argv) {
     }
     return {};
   };
-  for (auto& [f, file] : files) {
+  for (const auto& [f, path] : destination) {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << render(f, false);
     file.flush();
-    if (!file) throw usage_error("cannot write the " + std::string(to_string(f)) + " report");
+    if (!file) throw usage_error("--out '" + path + "': cannot write the " + std::string(to_string(f)) + " report");
   }
   if (!to_stdout.empty()) {
     std::cout << render(to_stdout[0], stdout_tty && to_stdout[0] == report_format::text);
-  } else if (files.count(report_format::text)) {
+  } else if (destination.count(report_format::text)) {
     // The text report also goes to the terminal when it was written to a file and stdout is otherwise unused.
     std::cout << render(report_format::text, stdout_tty);
   }

@@ -24,7 +24,7 @@ expect() {
   if [ "$want" = 2 ]; then
     [ "$lines" = 1 ] || bad="$bad; $lines lines on stderr, expected 1"
     [ -s "$tmp/out" ] && bad="$bad; stdout not empty"
-    [ -e "$tmp/report.json" ] && [ -s "$tmp/report.json" ] && bad="$bad; a report was written"
+    [ -e "$tmp/report.json" ] && bad="$bad; a report file was created"
   fi
   grep -qF -- "$what" "$tmp/err" || bad="$bad; stderr does not say '$what'"
   if [ -n "$bad" ]; then
