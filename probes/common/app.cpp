@@ -237,8 +237,9 @@ void app::impl::add_common_options() {
   cli.add_option("--fixed", fixed_arg, "variants expected to pass (overrides the probe's declaration)");
   cli.add_option("--expect", expect_arg, "fail-pass, pass or fail")->capture_default_str();
   cli.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
-  cli.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)");
-  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex");
+  cli.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
+      ->type_name("N");
+  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
   cli.add_option("--case", opt.case_filters, "run the case with this id, or ids matching a glob/substring; repeatable");
   cli.add_option("--input", opt.input, "run one tile given as data in FILE");
   cli.add_option("--report", report_arg, "text, md, json, junit; repeatable or comma list (default text)");
@@ -256,12 +257,15 @@ void app::impl::add_common_options() {
   cli.add_option("--jobs", jobs_arg,
                  "host threads for the per-case host work of a batch: the probe's (generation, oracle, judging) where "
                  "it supports it, and the framework's bookkeeping; launches stay on one thread; 1..1024")
+      ->type_name("N")
       ->capture_default_str();
   cli.add_option("--batch", batch_arg,
                  "cases per batch, 1..16777216 (default: the probe's own); larger batches mean fewer, larger launches "
-                 "on a GPU");
+                 "on a GPU")
+      ->type_name("N");
   cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
   cli.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
+      ->type_name("N")
       ->capture_default_str();
   cli.add_option("--skew", skew_arg,
                  "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) for "
