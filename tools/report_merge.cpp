@@ -53,6 +53,8 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
     run_record& rec = m.record;
     rec = first;
     rec.cases.clear();
+    rec.tallies.clear();
+    rec.all_cases_listed = true;
     rec.failures.clear();
     rec.counterexamples.clear();
     rec.notes.clear();
@@ -66,8 +68,10 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
     rec.shard = probe::shard_spec{1, 1};
     rec.run_seconds = 0;
 
-    // Shard i holds positions p with p % n == i-1, in order, so its k-th case sat at k*n + i-1.
+    // Each listed case carries its position in the unsharded list (shard i holds the positions p % n == i-1).
     std::vector<std::tuple<std::uint64_t, const run_record*, std::size_t>> placed;
+    std::map<std::tuple<std::string, probe::source_kind, probe::on_buggy>, std::size_t> tally_index;
+    std::uint64_t counted = 0;
     std::set<std::uint64_t> unsharded_sizes;
     std::set<std::string> hosts;
     for (const auto& [index, lr] : by_index) {
@@ -78,8 +82,30 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       rec.run_seconds += r.run_seconds;
       for (const auto& [key, value] : r.environment)
         if (key == "hostname") hosts.insert(value);
-      for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(c * n + (index - 1), &r, c);
+      for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(r.cases[c].position, &r, c);
       for (std::size_t v = 0; v < r.variants.size(); ++v) probe::merge_summary(rec.variants[v], r.variants[v]);
+      rec.all_cases_listed = rec.all_cases_listed && r.all_cases_listed;
+      // Tallies add up; each first case is the one at the smallest position over the shards.
+      for (const auto& t : probe::tallies_of(r)) {
+        counted += t.cases;
+        auto [it, fresh] = tally_index.try_emplace({t.group, t.source, t.buggy}, rec.tallies.size());
+        if (fresh) {
+          rec.tallies.push_back(t);
+          continue;
+        }
+        auto& into = rec.tallies[it->second];
+        into.cases += t.cases;
+        into.first_at = std::min(into.first_at, t.first_at);
+        for (std::size_t v = 0; v < into.variants.size() && v < t.variants.size(); ++v) {
+          auto& a = into.variants[v];
+          const auto& b = t.variants[v];
+          a.failed += b.failed;
+          if (!b.first_failed.empty() && (a.first_failed.empty() || b.first_failed_at < a.first_failed_at))
+            a.first_failed = b.first_failed, a.first_failed_at = b.first_failed_at;
+          if (!b.first_passed.empty() && (a.first_passed.empty() || b.first_passed_at < a.first_passed_at))
+            a.first_passed = b.first_passed, a.first_passed_at = b.first_passed_at;
+        }
+      }
     }
     std::sort(placed.begin(), placed.end(),
               [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
@@ -97,9 +123,9 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
     }
     if (unsharded_sizes.size() > 1)
       m.problems.push_back("the shards were cut from case lists of different sizes (different options?)");
-    else if (!unsharded_sizes.empty() && by_index.size() == n && rec.cases.size() != *unsharded_sizes.begin())
+    else if (!unsharded_sizes.empty() && by_index.size() == n && counted != *unsharded_sizes.begin())
       m.problems.push_back(fmt::format("{} cases merged, but the unsharded list had {}: cases are missing",
-                                       rec.cases.size(), *unsharded_sizes.begin()));
+                                       counted, *unsharded_sizes.begin()));
     for (const auto& [index, lr] : by_index) {
       for (const auto& f : lr->record.failures) {
         auto it = new_index.find({&lr->record, f.case_index});

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     return e.oob_survivor == 0 && e.oob_field == 0 && fields_ok && (!neutral || e.d_ok());
   };
   cfg.compress_cases = overcount_windows();
+  cfg.input_exact_idx = false;  // as its own compress table: the field values are ck-idx-swap-xor's verdict
   install(app, cfg);
 
   // The idx-convention-neutral adversarial table: only (0,1), (2,3), single at 3 and empty groups, so any D error

@@ -1,4 +1,5 @@
 #include "probes/ck_support/ck_driver.h"
+#include "probes/ck_support/ck_input.h"
 
 #include "probes/common/parallel.h"
 
@@ -305,6 +306,11 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     return c;
   };
 
+  {
+    std::vector<std::string> names;
+    for (const auto& f : cfg->fixtures) names.push_back(f.a);
+    app.fixture_names(std::move(names));
+  }
   app.source(source_kind::fixture, [cfg, &app, tile_case](case_list& out) {
     const auto& sel = app.opts().fixtures;
     for (const auto& f : cfg->fixtures) {
@@ -420,6 +426,13 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
 
   app.notes([st] { return st->bench_lines(); });
 
+  // --input files (ck_input.h), the input files of counterexamples, and reruns of shrunk ids through their parent.
+  app.input([cfg, &app](const std::string& path, case_list& out) {
+    for (auto& c : read_input(path, app.name(), *cfg)) out.push_back(std::move(c));
+  });
+  app.input_text([&app](const case_def& c) { return input_text(c, app.name()); });
+  app.shrunk_parent([](std::string_view id) { return probe::shrunk_parent(id, 2); });
+
   app.shrinker([cfg](const case_def& c) {
     case_list smaller;
     const auto* p = std::any_cast<tile_payload>(&c.payload);
@@ -436,9 +449,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     for (auto [row, g] : groups) {
       if (smaller.size() == 150) break;
       case_def s;
-      s.id = probe::case_name(cfg->case_prefix)("dtype", api::to_string(t.shape.type))("K", t.shape.k)(
-                 "op", api::to_string(t.shape.instr))("src", "shrunk:" + p->label)("row", row)("group", g)
-                 .str();
+      s.id = probe::shrunk_id(c.id, {{"row", std::to_string(row)}, {"group", std::to_string(g)}});
       s.source = c.source;
       s.group = c.group;
       s.payload = tile_payload{std::make_shared<const tile>(single_group(t, row, g)), p->label};

@@ -51,6 +51,9 @@ struct ck_probe_config {
   // Classes the shrinker tries first (the bug's own groups).
   std::vector<int> shrink_first;
   std::vector<std::pair<std::string, compress_case>> compress_cases;  // (id, case)
+  // --input compress-level vectors: judge the idx words exactly against CK's fixed convention, or (false) only the
+  // field count, when the field values are another probe's verdict.
+  bool input_exact_idx = true;
 };
 
 void install(probe::app& app, const ck_probe_config& cfg);

@@ -331,7 +331,14 @@ struct fixture_codes {
 const fixture_codes& cached_fixture(const std::string& name) {
   static std::map<std::string, fixture_codes> cache;
   if (auto it = cache.find(name); it != cache.end()) return it->second;
-  const auto f = fixtures::load(name);
+  // A missing, unreadable or corrupted fixture (or manifest) is bad input: exit 2 with the loader's one line.
+  const auto f = [&] {
+    try {
+      return fixtures::load(name);
+    } catch (const fixtures::fixture_error& e) {
+      throw probe::usage_error(e.what());
+    }
+  }();
   fixture_codes c{f.rows(), f.cols(), {}};
   if (f.info.type == fixtures::dtype::fp16) {
     for (auto x : f.fp16_codes()) c.codes.push_back(x);

@@ -1,10 +1,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <functional>
+#include <new>
+#include <tuple>
 #include <optional>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -62,6 +67,16 @@ std::optional<std::pair<unsigned, unsigned>> parse_skew(const std::string& s) {
   const unsigned long long c = std::stoull(cycles);
   if (m == 0 || c == 0 || c > 0xFFFFFFFFull) return std::nullopt;
   return std::pair<unsigned, unsigned>{unsigned(m), unsigned(c)};
+}
+
+// A numeric option's value: decimal digits only (CLI11 2.1.2 would wrap "-1" to 2^64-1), within [lo, hi].
+std::uint64_t bounded_count(const char* option, const std::string& s, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || v < lo || v > hi)
+    throw usage_error(std::string(option) + " '" + s + "': expected a whole number from " + std::to_string(lo) +
+                      " to " + std::to_string(hi));
+  return v;
 }
 
 bool on_path(const std::string& exe) {
@@ -138,16 +153,22 @@ struct app::impl {
   runner_fn runner;
   batch_runner_fn batch_runner;
   shrink_fn shrinker;
+  parent_fn parent_of;
+  before_run_fn before;
+  input_text_fn input_text;
+  std::vector<std::string> fixture_list;
   notes_fn notes;
   variant_provider provider;
   backend_hooks hooks;
   bool provider_set = false, hooks_set = false;
+  backend_hooks hooks_used;  // the run's hooks (injected or simt's), for outcome_of_batch
 
   CLI::App cli;
   options opt;
   // Raw option values, interpreted after parsing so every error is one clear line.
   std::vector<std::string> variant_arg, buggy_arg, fixed_arg, fixture_arg, report_arg;
   std::string expect_arg = "fail-pass", shard_arg = "1/1", seed_arg, out_arg, skew_arg;
+  std::string fuzz_arg, jobs_arg = "1", batch_arg, shrink_budget_arg = "200";
   std::map<report_format, std::string> out_per_format;
   bool fuzz_given = false;
 
@@ -200,6 +221,11 @@ app& app::runner(runner_fn fn) { impl_->runner = std::move(fn); return *this; }
 app& app::batch_runner(batch_runner_fn fn) { impl_->batch_runner = std::move(fn); return *this; }
 app& app::shrinker(shrink_fn fn) { impl_->shrinker = std::move(fn); return *this; }
 app& app::notes(notes_fn fn) { impl_->notes = std::move(fn); return *this; }
+app& app::before_run(before_run_fn fn) { impl_->before = std::move(fn); return *this; }
+app& app::shrunk_parent(parent_fn fn) { impl_->parent_of = std::move(fn); return *this; }
+app& app::input_text(input_text_fn fn) { impl_->input_text = std::move(fn); return *this; }
+app& app::fixture_names(std::vector<std::string> names) { impl_->fixture_list = std::move(names); return *this; }
+const std::string& app::name() const { return impl_->name; }
 CLI::App& app::cli() { return impl_->cli; }
 const options& app::opts() const { return impl_->opt; }
 app& app::use_variant_provider(variant_provider p) {
@@ -219,9 +245,10 @@ void app::impl::add_common_options() {
   cli.add_option("--buggy", buggy_arg, "variants expected to fail (overrides the probe's declaration)");
   cli.add_option("--fixed", fixed_arg, "variants expected to pass (overrides the probe's declaration)");
   cli.add_option("--expect", expect_arg, "fail-pass, pass or fail")->capture_default_str();
-  cli.add_option("--fixture", fixture_arg, "fixture path or name, repeatable; `all` (default) = every fixture");
-  cli.add_option("--fuzz", opt.fuzz, "number of seeded fuzz cases");
-  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases (decimal or 0x-hex)");
+  cli.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
+  cli.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
+      ->type_name("N");
+  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
   cli.add_option("--case", opt.case_filters, "run the case with this id, or ids matching a glob/substring; repeatable");
   cli.add_option("--input", opt.input, "run one tile given as data in FILE");
   cli.add_option("--report", report_arg, "text, md, json, junit; repeatable or comma list (default text)");
@@ -236,16 +263,19 @@ void app::impl::add_common_options() {
   cli.add_flag("--list-variants", opt.list_variants,
                "print the variants of the probe's kernel family built for --backend, one per line, and exit");
   cli.add_flag("--bench", opt.bench, "measure and print cases/s per variant");
-  cli.add_option("--jobs", opt.jobs,
+  cli.add_option("--jobs", jobs_arg,
                  "host threads for the per-case host work of a batch: the probe's (generation, oracle, judging) where "
-                 "it supports it, and the framework's bookkeeping; launches stay on one thread")
-      ->check(CLI::Range(1u, 1024u))
+                 "it supports it, and the framework's bookkeeping; launches stay on one thread; 1..1024")
+      ->type_name("N")
       ->capture_default_str();
-  cli.add_option("--batch", opt.batch,
-                 "cases per batch (default: the probe's own); larger batches mean fewer, larger launches on a GPU")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  cli.add_option("--batch", batch_arg,
+                 "cases per batch, 1..16777216 (default: the probe's own); larger batches mean fewer, larger launches "
+                 "on a GPU")
+      ->type_name("N");
   cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
-  cli.add_option("--shrink-budget", opt.shrink_budget, "candidate runs per shrunk failure")->capture_default_str();
+  cli.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
+      ->type_name("N")
+      ->capture_default_str();
   cli.add_option("--skew", skew_arg,
                  "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) for "
                  "CYCLES clock cycles at every skew point of the kernels, to make races show");
@@ -265,7 +295,12 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
           throw;
         } catch (const backend_unavailable&) {
           throw;
+        } catch (const internal_error&) {
+          throw;
+        } catch (const std::bad_alloc&) {
+          throw;
         } catch (const std::exception& e) {
+          if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
           out[i] = outcome{};
           out[i].error = e.what();
         }
@@ -275,7 +310,12 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
     throw;
   } catch (const backend_unavailable&) {
     throw;
+  } catch (const internal_error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
   } catch (const std::exception& e) {
+    if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
     // A batch shares one launch, so one error fails every case of the batch.
     for (auto& o : out) {
       o = outcome{};
@@ -286,22 +326,37 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
     if (!o.error.empty()) o.pass = false;
 }
 
+namespace {
+// Messages can carry what a hostile file held (a name with a newline, a NUL): the error stays one printable line.
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c < 0x20 || c == 0x7f ? '?' : char(c);
+  return out;
+}
+}  // namespace
+
 int app::main(int argc, char** argv) {
   try {
     return impl_->run(argc, argv);
   } catch (const usage_error& e) {
-    std::cerr << impl_->name << ": " << e.what() << '\n';
+    std::cerr << impl_->name << ": " << one_line(e.what()) << '\n';
     return 2;
   } catch (const backend_unavailable& e) {
-    std::cerr << impl_->name << ": " << e.what() << '\n';
+    std::cerr << impl_->name << ": " << one_line(e.what()) << '\n';
     return 77;
+  } catch (const internal_error& e) {
+    std::cerr << impl_->name << ": internal error: " << one_line(e.what()) << '\n';
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << impl_->name << ": internal error: out of memory\n";
+    return 3;
   } catch (const std::logic_error& e) {
-    std::cerr << impl_->name << ": probe defect: " << e.what() << '\n';
-    return 1;
+    std::cerr << impl_->name << ": internal error: probe defect: " << one_line(e.what()) << '\n';
+    return 3;
   } catch (const std::exception& e) {
     // A device call outside any case (setting the skew) failed: the run did not happen as asked.
-    std::cerr << impl_->name << ": error: " << e.what() << '\n';
-    return 1;
+    std::cerr << impl_->name << ": internal error: " << one_line(e.what()) << '\n';
+    return 3;
   }
 }
 
@@ -366,17 +421,36 @@ int app::impl::run(int argc, char** argv) {
   else throw usage_error("--expect '" + expect_arg + "': expected fail-pass, pass or fail");
   opt.shard = parse_shard(shard_arg);
   fuzz_given = cli.count("--fuzz") > 0;
-  if (!fuzz_given) opt.fuzz = fuzz_default;
+  opt.fuzz = fuzz_given ? bounded_count("--fuzz", fuzz_arg, 0, 1000000000) : fuzz_default;
+  opt.jobs = unsigned(bounded_count("--jobs", jobs_arg, 1, 1024));
+  if (!batch_arg.empty()) opt.batch = std::size_t(bounded_count("--batch", batch_arg, 1, std::uint64_t{1} << 24));
+  opt.shrink_budget = unsigned(bounded_count("--shrink-budget", shrink_budget_arg, 0, 1000000));
+  if (!opt.shrink && cli.count("--shrink-budget"))
+    throw usage_error("--shrink-budget and --no-shrink contradict each other (the budget is for shrinking)");
   opt.seed = seed_default;
   if (!seed_arg.empty()) {
     auto s = parse_seed(seed_arg);
     if (!s) throw usage_error("--seed '" + seed_arg + "': not a 64-bit decimal or 0x-hex number");
     opt.seed = *s;
   }
-  for (const auto& f : split_list(fixture_arg))
-    if (f != "all") opt.fixtures.push_back(f);
+  const auto fixture_words = split_list(fixture_arg);
+  for (const auto& f : fixture_words) {
+    if (f == "all") continue;
+    if (!fixture_list.empty() && std::find(fixture_list.begin(), fixture_list.end(), f) == fixture_list.end()) {
+      std::string known;
+      for (const auto& k : fixture_list) known += (known.empty() ? "" : ", ") + k;
+      throw usage_error("--fixture '" + f + "': no such fixture of this probe (known: " + known + ", or all)");
+    }
+    opt.fixtures.push_back(f);
+  }
+  if (std::find(fixture_words.begin(), fixture_words.end(), "all") != fixture_words.end() && !opt.fixtures.empty())
+    throw usage_error("--fixture all and --fixture NAME contradict each other");
   if (!opt.input.empty()) {
     if (!input) throw usage_error("--input: this probe does not take tiles as data");
+    for (const char* other : {"--fuzz", "--seed", "--fixture"})
+      if (cli.count(other))
+        throw usage_error(std::string("--input and ") + other + " contradict each other (an --input run runs the " +
+                          "file's cases only)");
     std::ifstream probe_file(opt.input);
     if (!probe_file) throw usage_error("--input '" + opt.input + "': cannot open the file");
   }
@@ -402,15 +476,20 @@ int app::impl::run(int argc, char** argv) {
     if (!destination.count(f)) to_stdout.push_back(f);
   if (to_stdout.size() > 1)
     throw usage_error("several --report formats would go to stdout; give --out STEM or --out-<format> FILE");
-  std::map<report_format, std::ofstream> files;
+  // Report paths are checked now and written after the run, so a run refused later (bad input) leaves no file.
   for (const auto& [f, path] : destination) {
-    files[f].open(path, std::ios::binary | std::ios::trunc);
-    if (!files[f]) throw usage_error("--out '" + path + "': cannot open the file for writing");
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) || access(dir.c_str(), W_OK) != 0 ||
+        (std::filesystem::exists(path, ec) && access(path.c_str(), W_OK) != 0))
+      throw usage_error("--out '" + path + "': cannot open the file for writing");
   }
 
   // Variants: from the registry, on the chosen backend.
   const auto registry = provider_set ? provider(family) : default_variant_provider()(family);
   const auto hook = hooks_set ? hooks : default_backend_hooks();
+  hooks_used = hook;
   std::vector<registered_variant> on_backend;
   std::set<std::string> other_backends;
   for (const auto& v : registry) {
@@ -485,7 +564,6 @@ int app::impl::run(int argc, char** argv) {
 
   // Cases. The run's wall clock starts here: case generation, every batch on every variant and the bookkeeping.
   const auto run_start = clock_type::now();
-  case_list all;
   const auto admit = [&](case_list&& batch, std::optional<source_kind> kind, std::optional<std::uint64_t> fuzz_seed,
                          case_list& into) {
     for (auto& c : batch) {
@@ -502,65 +580,129 @@ int app::impl::run(int argc, char** argv) {
       into.push_back(std::move(c));
     }
   };
+  // The fixed part of the list: the --input file's cases, or every source's (fixtures, tables, controls): small.
+  // Fuzz cases are never listed up front: each is generated from its seed when its batch comes, so memory does not
+  // grow with --fuzz.
+  case_list fixed_cases;
+  std::uint64_t n_fuzz = 0;
   if (!opt.input.empty()) {
     case_list parsed;
     input(opt.input, parsed);
     if (parsed.empty()) throw usage_error("--input '" + opt.input + "': no case in the file");
-    admit(std::move(parsed), source_kind::input, std::nullopt, all);
+    admit(std::move(parsed), source_kind::input, std::nullopt, fixed_cases);
   } else {
     for (auto& [kind, fn] : sources) {
       case_list batch;
       fn(batch);
-      admit(std::move(batch), kind, std::nullopt, all);
+      admit(std::move(batch), kind, std::nullopt, fixed_cases);
     }
-    if (fuzz)
-      for (std::uint64_t i = 0; i < opt.fuzz; ++i) {
-        const std::uint64_t s = fuzz_case_seed(opt.seed, i);
-        case_list batch;
-        fuzz(s, batch);
-        admit(std::move(batch), std::nullopt, s, all);
-      }
-    else if (fuzz_given && opt.fuzz > 0)
-      throw usage_error("--fuzz: this probe has no fuzz generator");
+    if (fuzz) n_fuzz = opt.fuzz;
+    else if (fuzz_given && opt.fuzz > 0) throw usage_error("--fuzz: this probe has no fuzz generator");
   }
-  {
-    // Views into `all`, which no longer grows here (a --case rerun below only adds ids no case has).
-    std::unordered_set<std::string_view> ids;
-    ids.reserve(all.size());
-    for (const auto& c : all)
-      if (!ids.insert(c.id).second) throw std::logic_error("two cases share the id " + c.id);
-  }
-
-  case_list chosen;
-  if (opt.case_filters.empty()) {
-    chosen = std::move(all);
-  } else {
-    std::vector<bool> take(all.size(), false);
-    for (const auto& f : opt.case_filters) {
-      bool any = false;
-      for (std::size_t i = 0; i < all.size(); ++i)
-        if (id_matches(f, all[i].id)) take[i] = any = true;
-      if (any) continue;
-      // A fuzz id names its seed: regenerate that one case, whatever --fuzz and --seed are now.
-      if (auto s = id_seed(f); s && fuzz && opt.input.empty()) {
-        case_list batch, regenerated;
-        fuzz(*s, batch);
-        for (auto& c : batch)
-          if (c.id == f) regenerated.push_back(std::move(c));
-        if (!regenerated.empty()) {
-          case_list admitted;
-          admit(std::move(regenerated), std::nullopt, *s, admitted);
-          for (auto& c : admitted) {
-            take.push_back(true);
-            all.push_back(std::move(c));
-          }
-          continue;
+  std::unordered_set<std::string_view> fixed_ids;
+  fixed_ids.reserve(fixed_cases.size());
+  for (const auto& c : fixed_cases)
+    if (!fixed_ids.insert(c.id).second) throw std::logic_error("two cases share the id " + c.id);
+  // Fuzz case i, admitted into `out`; ids of different seeds differ (each carries its seed), so only the fixed ids and
+  // the seed's own other cases can collide.
+  const auto fuzz_case = [&](std::uint64_t i, case_list& out) {
+    const std::uint64_t s = fuzz_case_seed(opt.seed, i);
+    case_list b;
+    fuzz(s, b);
+    const std::size_t first = out.size();
+    admit(std::move(b), std::nullopt, s, out);
+    for (std::size_t k = first; k < out.size(); ++k) {
+      bool dup = fixed_ids.count(out[k].id) > 0;
+      for (std::size_t j = first; j < k && !dup; ++j) dup = out[j].id == out[k].id;
+      if (dup) throw std::logic_error("two cases share the id " + out[k].id);
+    }
+  };
+  // An exact id that no case of the list has: a fuzz id is regenerated from its seed, a shrunk id rebuilt from its
+  // parent (found the same way) through the shrinker, whatever --fuzz and --seed are now.
+  std::function<std::optional<case_def>(const std::string&, int)> rebuild = [&](const std::string& id,
+                                                                                int depth) -> std::optional<case_def> {
+    for (const auto& c : fixed_cases)
+      if (c.id == id) return c;
+    if (auto s = id_seed(id); s && fuzz && opt.input.empty()) {
+      case_list batch, admitted;
+      fuzz(*s, batch);
+      for (auto& c : batch)
+        if (c.id == id) {
+          case_list one;
+          one.push_back(std::move(c));
+          admit(std::move(one), std::nullopt, *s, admitted);
+          return std::move(admitted.front());
         }
-      }
-      throw usage_error("--case '" + f + "' matches no case (see --list-cases)");
     }
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (take[i]) chosen.push_back(std::move(all[i]));
+    if (parent_of && shrinker && depth < 32)
+      if (const auto parent_id = parent_of(id))
+        if (const auto parent = rebuild(*parent_id, depth + 1))
+          for (auto& cand : shrinker(*parent))
+            if (cand.id == id) {
+              case_list one, admitted;
+              one.push_back(std::move(cand));
+              admit(std::move(one), parent->source.kind(), std::nullopt, admitted);
+              return std::move(admitted.front());
+            }
+    return std::nullopt;
+  };
+  const auto& filters = opt.case_filters;
+  const auto matches = [&](const std::string& id) {
+    if (filters.empty()) return true;
+    for (const auto& f : filters)
+      if (id_matches(f, id)) return true;
+    return false;
+  };
+  // Every --case filter must take a case; checked over the whole list before anything runs.
+  case_list extra;
+  if (!filters.empty()) {
+    std::vector<bool> hit(filters.size(), false);
+    const auto mark = [&](const std::string& id) {
+      for (std::size_t f = 0; f < filters.size(); ++f)
+        if (!hit[f] && id_matches(filters[f], id)) hit[f] = true;
+    };
+    for (const auto& c : fixed_cases) mark(c.id);
+    case_list gen;
+    for (std::uint64_t i = 0; i < n_fuzz && std::find(hit.begin(), hit.end(), false) != hit.end(); ++i) {
+      gen.clear();
+      fuzz_case(i, gen);
+      for (const auto& c : gen) mark(c.id);
+    }
+    for (std::size_t f = 0; f < filters.size(); ++f) {
+      if (hit[f]) continue;
+      auto c = rebuild(filters[f], 0);
+      if (!c) throw usage_error("--case '" + filters[f] + "' matches no case (see --list-cases)");
+      if (std::none_of(extra.begin(), extra.end(), [&](const case_def& e) { return e.id == c->id; }))
+        extra.push_back(std::move(*c));
+    }
+  }
+  // Every selected case in list order with its position in the selected (unsharded) list; returns the count.
+  const auto for_each_selected = [&](auto&& on_case) {
+    std::uint64_t pos = 0;
+    for (const auto& c : fixed_cases)
+      if (matches(c.id)) on_case(case_def(c), pos++);
+    case_list gen;
+    for (std::uint64_t i = 0; i < n_fuzz; ++i) {
+      gen.clear();
+      fuzz_case(i, gen);
+      for (auto& c : gen)
+        if (matches(c.id)) on_case(std::move(c), pos++);
+    }
+    for (const auto& c : extra) on_case(case_def(c), pos++);
+    return pos;
+  };
+
+  if (!opt.list_cases && before)
+    if (const auto code = before(fixed_cases)) {
+      std::cout.flush();
+      return *code;
+    }
+  if (opt.list_cases) {
+    for_each_selected([&](case_def&& c, std::uint64_t pos) {
+      if (opt.shard.contains(pos)) std::cout << c.id << '\n';
+    });
+    std::cout.flush();
+    return 0;
   }
 
   run_record rec;
@@ -572,51 +714,65 @@ int app::impl::run(int argc, char** argv) {
   rec.must_catch = must_catch;
   rec.shard = opt.shard;
   rec.seed = opt.seed;
-  rec.fuzz = opt.fuzz;
-  rec.filtered = !opt.case_filters.empty() || !opt.input.empty();
-  rec.unsharded_cases = chosen.size();
+  rec.fuzz = n_fuzz;
+  // What the run's own filters removed is not demanded by the must_catch rule (README "Verdicts").
+  rec.filtered = !opt.case_filters.empty() || !opt.input.empty() || !opt.fixtures.empty() || (fuzz_given && opt.fuzz == 0);
   {
     std::string cmd;
     for (const auto& a : opt.command_line) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
     rec.command = cmd;
   }
-
-  case_list cases;
-  for (std::size_t p = 0; p < chosen.size(); ++p)
-    if (opt.shard.contains(p)) cases.push_back(std::move(chosen[p]));
-
-  if (opt.list_cases) {
-    for (const auto& c : cases) std::cout << c.id << '\n';
-    return 0;
-  }
-
   for (const auto& v : selected) {
     variant_summary s;
     s.name = v.name;
     s.role = v.role;
     rec.variants.push_back(std::move(s));
   }
-  for (const auto& c : cases)
-    rec.cases.push_back({c.id, c.source, std::string(c.table_row()), c.tags, c.seed, c.buggy,
-                         std::vector<std::uint8_t>(selected.size(), 0)});
+  const std::size_t nv = selected.size();
 
   if (opt.batch) batch = opt.batch;
   // Run: batch-major, each batch through every variant in turn, so a batch runner sees many cases of one variant at
   // once and can keep what the variants share (generated tiles, oracle results) for the next variant of the batch.
+  // What stays of a batch: the summaries, the tallies, the listed rows, a few kept failures and each variant's first
+  // failing case (to shrink): bounded, whatever the number of cases.
   constexpr std::size_t kept_per_row = 3;
   std::map<std::pair<std::size_t, std::string>, std::size_t> kept_count;
+  std::map<std::pair<std::string, std::size_t>, std::uint64_t> listed_failures;  // (row, variant)
+  std::vector<std::uint64_t> listed_broken(nv, 0);
+  std::vector<bool> row_notable;  // per listed row: kept when a large run drops the others
+  std::map<std::tuple<std::string, source_kind, on_buggy>, std::size_t> tally_of;
   progress bar(isatty(STDERR_FILENO) != 0);
   std::vector<const case_def*> ptrs;
   std::vector<outcome> results;
   std::vector<variant_summary> partials;
-  std::vector<std::optional<std::size_t>> first_failure(selected.size());
-  const std::size_t total_runs = cases.size() * selected.size();
-  std::size_t runs_done = 0;
-  for (std::size_t start = 0; start < cases.size(); start += batch) {
-    const std::size_t n = std::min(batch, cases.size() - start);
+  std::vector<std::uint8_t> passed;  // [case * nv + variant]
+  std::vector<std::optional<case_def>> first_failing(nv);
+  std::vector<std::pair<std::size_t, kept_failure>> kept;  // (batch index, failure) until the rows exist
+  const std::uint64_t estimated = (fixed_cases.size() + n_fuzz + extra.size()) / opt.shard.count * nv;
+  std::uint64_t runs_done = 0;
+  case_list pending;
+  std::vector<std::uint64_t> positions;
+  const auto drop_unnotable_rows = [&] {
+    std::vector<std::size_t> new_index(rec.cases.size(), SIZE_MAX);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < rec.cases.size(); ++i)
+      if (row_notable[i]) {
+        new_index[i] = n;
+        if (n != i) rec.cases[n] = std::move(rec.cases[i]);
+        row_notable[n++] = true;
+      }
+    rec.cases.resize(n);
+    row_notable.resize(n);
+    for (auto& f : rec.failures) f.case_index = new_index[f.case_index];  // kept failures are always notable
+    rec.all_cases_listed = false;
+  };
+  const auto run_batch = [&] {
+    const std::size_t n = pending.size();
     ptrs.clear();
-    for (std::size_t i = 0; i < n; ++i) ptrs.push_back(&cases[start + i]);
-    for (std::size_t v = 0; v < selected.size(); ++v) {
+    for (const auto& c : pending) ptrs.push_back(&c);
+    passed.assign(n * nv, 0);
+    kept.clear();
+    for (std::size_t v = 0; v < nv; ++v) {
       auto& summary_v = rec.variants[v];
       results.assign(n, outcome{});
       const auto t0 = clock_type::now();
@@ -633,19 +789,18 @@ int app::impl::run(int argc, char** argv) {
             for (std::size_t p = begin; p < end; ++p)
               for (std::size_t i = p * part; i < std::min(n, (p + 1) * part); ++i) {
                 accumulate(partials[p], results[i]);
-                rec.cases[start + i].passed[v] = results[i].pass ? 1 : 0;
+                passed[i * nv + v] = results[i].pass ? 1 : 0;
               }
           },
           1);
       for (const auto& ps : partials) merge_summary(summary_v, ps);
       for (std::size_t i = 0; i < n; ++i) {
         if (results[i].pass) continue;
-        const std::size_t ci = start + i;
-        if (!first_failure[v]) first_failure[v] = ci;
-        auto& k = kept_count[{v, rec.cases[ci].group}];
+        if (!first_failing[v]) first_failing[v] = pending[i];
+        auto& k = kept_count[{v, std::string(pending[i].table_row())}];
         if (k < kept_per_row) {
           ++k;
-          rec.failures.push_back({ci, v, std::move(results[i])});
+          kept.push_back({i, {0, v, std::move(results[i])}});
         }
       }
       parallel_for(
@@ -655,9 +810,57 @@ int app::impl::run(int argc, char** argv) {
           },
           part);
       runs_done += n;
-      bar.update(selected[v].name, runs_done, total_runs);
+      bar.update(selected[v].name, std::size_t(runs_done), std::size_t(std::max(estimated, runs_done)));
     }
-  }
+    std::vector<std::size_t> row_index(n, SIZE_MAX);
+    for (std::size_t i = 0; i < n; ++i) {
+      const case_def& c = pending[i];
+      const std::string row(c.table_row());
+      auto [it, fresh] = tally_of.try_emplace({row, c.source.kind(), c.buggy}, rec.tallies.size());
+      if (fresh) {
+        rec.tallies.push_back({row, c.source.kind(), c.buggy, 0, positions[i], {}});
+        rec.tallies.back().variants.resize(nv);
+      }
+      auto& t = rec.tallies[it->second];
+      ++t.cases;
+      bool notable = false;
+      for (std::size_t v = 0; v < nv; ++v) {
+        const bool pass = passed[i * nv + v] != 0;
+        auto& pv = t.variants[v];
+        if (!pass) {
+          if (pv.failed++ == 0) pv.first_failed = c.id, pv.first_failed_at = positions[i];
+          if (listed_failures[{row, v}]++ < listed_failures_per_row) notable = true;
+        } else if (pv.first_passed.empty()) {
+          pv.first_passed = c.id;
+          pv.first_passed_at = positions[i];
+        }
+        if (!expectation_broken(opt.expect, selected[v].role, c.source, c.buggy, pass).empty() &&
+            listed_broken[v]++ < listed_broken_per_variant)
+          notable = true;
+      }
+      if (!rec.all_cases_listed && !notable) continue;
+      row_index[i] = rec.cases.size();
+      rec.cases.push_back({c.id, c.source, row, c.tags, c.seed, c.buggy,
+                           std::vector<std::uint8_t>(passed.begin() + std::ptrdiff_t(i * nv),
+                                                     passed.begin() + std::ptrdiff_t((i + 1) * nv)),
+                           positions[i]});
+      row_notable.push_back(notable);
+    }
+    for (auto& [i, f] : kept) {
+      f.case_index = row_index[i];
+      rec.failures.push_back(std::move(f));
+    }
+    if (rec.all_cases_listed && rec.cases.size() > listed_cases_max) drop_unnotable_rows();
+    pending.clear();
+    positions.clear();
+  };
+  rec.unsharded_cases = for_each_selected([&](case_def&& c, std::uint64_t pos) {
+    if (!opt.shard.contains(pos)) return;
+    pending.push_back(std::move(c));
+    positions.push_back(pos);
+    if (pending.size() >= batch) run_batch();
+  });
+  if (!pending.empty()) run_batch();
   rec.run_seconds = std::chrono::duration<double>(clock_type::now() - run_start).count();
   // Reports list kept failures variant by variant, in case order.
   std::stable_sort(rec.failures.begin(), rec.failures.end(), [](const kept_failure& a, const kept_failure& b) {
@@ -681,9 +884,17 @@ int app::impl::run(int argc, char** argv) {
         reference = &*reference_storage;
         break;
       }
-  for (std::size_t v = 0; v < selected.size(); ++v) {
-    if (!first_failure[v]) continue;
-    const case_def& failing = cases[*first_failure[v]];
+  // Where a counterexample's input file goes: beside the first report written to a file.
+  std::string input_stem;
+  if (!destination.empty()) {
+    const std::string& first = destination.begin()->second;
+    const auto dot = first.rfind('.'), slash = first.rfind('/');
+    input_stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? first.substr(0, dot) : first;
+  }
+  const std::string exe = opt.command_line.empty() ? name : shell_quote(opt.command_line[0]);
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (!first_failing[v]) continue;
+    const case_def& failing = *first_failing[v];
     shrink_result sr{failing, 0, 0, false};
     if (opt.shrink && shrinker)
       sr = shrink_case(
@@ -696,10 +907,23 @@ int app::impl::run(int argc, char** argv) {
     ce.runs = sr.runs;
     ce.budget_exhausted = sr.budget_exhausted;
     ce.on_variant = run_one(sr.shrunk, selected[v]);
+    std::string variants_arg = selected[v].name;
     if (reference && reference->name != selected[v].name) {
       ce.reference_variant = reference->name;
       ce.on_reference = run_one(sr.shrunk, *reference);
+      variants_arg += "," + reference->name;
     }
+    const std::string base = exe + " --backend " + opt.backend + " --variant " + shell_quote(variants_arg);
+    if (input_text && !input_stem.empty())
+      if (const auto text = input_text(sr.shrunk)) {
+        ce.input_file = input_stem + "." + selected[v].name + ".tpin";
+        std::ofstream f(ce.input_file, std::ios::binary | std::ios::trunc);
+        f << *text;
+        f.flush();
+        if (!f) throw usage_error("cannot write the counterexample input file " + ce.input_file);
+        ce.reproduce.push_back(base + " --input " + shell_quote(ce.input_file));
+      }
+    if (opt.input.empty()) ce.reproduce.push_back(base + " --case " + shell_quote(ce.shrunk_id));
     rec.counterexamples.push_back(std::move(ce));
   }
 
@@ -726,14 +950,15 @@ int app::impl::run(int argc, char** argv) {
     }
     return {};
   };
-  for (auto& [f, file] : files) {
+  for (const auto& [f, path] : destination) {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << render(f, false);
     file.flush();
-    if (!file) throw usage_error("cannot write the " + std::string(to_string(f)) + " report");
+    if (!file) throw usage_error("--out '" + path + "': cannot write the " + std::string(to_string(f)) + " report");
   }
   if (!to_stdout.empty()) {
     std::cout << render(to_stdout[0], stdout_tty && to_stdout[0] == report_format::text);
-  } else if (files.count(report_format::text)) {
+  } else if (destination.count(report_format::text)) {
     // The text report also goes to the terminal when it was written to a file and stdout is otherwise unused.
     std::cout << render(report_format::text, stdout_tty);
   }

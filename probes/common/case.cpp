@@ -118,6 +118,40 @@ std::optional<std::uint64_t> id_seed(std::string_view id) {
   return std::nullopt;
 }
 
+std::string shrunk_id(std::string_view parent_id, std::initializer_list<std::pair<std::string_view, std::string>> step) {
+  case_name n(id_name(parent_id));
+  bool has_src = false;
+  for (const auto& [k, v] : id_fields(parent_id)) {
+    if (k == "src") {
+      n(k, "shrunk:" + v);
+      has_src = true;
+    } else {
+      n(k, v);
+    }
+  }
+  if (!has_src) n("src", "shrunk");
+  for (const auto& [k, v] : step) n(k, v);
+  return n.str();
+}
+
+std::optional<std::string> shrunk_parent(std::string_view id, std::size_t step_fields) {
+  auto fields = id_fields(id);
+  if (fields.size() < step_fields + 1) return std::nullopt;
+  fields.resize(fields.size() - step_fields);
+  case_name n(id_name(id));
+  bool shrunk = false;
+  for (const auto& [k, v] : fields) {
+    if (k == "src" && !shrunk && (v == "shrunk" || v.rfind("shrunk:", 0) == 0)) {
+      shrunk = true;
+      if (v != "shrunk") n(k, v.substr(7));
+    } else {
+      n(k, v);
+    }
+  }
+  if (!shrunk) return std::nullopt;
+  return n.str();
+}
+
 namespace {
 // Iterative glob with backtracking to the last '*': linear in practice, no recursion depth issues.
 bool glob_match(std::string_view pat, std::string_view s) {

@@ -4,6 +4,7 @@
 
 #include <any>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,10 @@ namespace tp::probe {
 
 // Bad usage or bad input: main() prints the message as one line and exits 2, having run nothing.
 struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The run cannot be judged: the machinery failed (a device error, out of memory) or the probe is defective. Exit 3.
+struct internal_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 // The backend (or every selected variant on it) is not built or has no device: exit 77.
@@ -84,6 +89,15 @@ std::vector<std::pair<std::string, std::string>> id_fields(std::string_view id);
 std::string_view id_name(std::string_view id);  // the part before '(' (whole id if none)
 std::optional<std::uint64_t> id_seed(std::string_view id);  // the value of seed=, if present and well-formed
 std::optional<std::uint64_t> parse_seed(std::string_view s);  // decimal or 0x-hex, whole string, 64-bit
+
+// Shrunk ids name their parent, so a printed shrunk id reruns alone (the framework rebuilds it through the parent and
+// the shrinker): the parent's fields with `src=X` turned into `src=shrunk:X` (a parent without src gets
+// src=shrunk), then the step's own fields.
+//   shrunk_id("ck(K=32,src=fuzz,seed=0x..)", {{"row", "3"}, {"group", "1"}})
+//     == "ck(K=32,src=shrunk:fuzz,seed=0x..,row=3,group=1)"
+// shrunk_parent(id, 2) inverts it; nullopt when the id is not such a shrunk id.
+std::string shrunk_id(std::string_view parent_id, std::initializer_list<std::pair<std::string_view, std::string>> step);
+std::optional<std::string> shrunk_parent(std::string_view id, std::size_t step_fields);
 
 // --case filter: an exact id, a glob (`*` any run, `?` one character), or else a substring of the id.
 bool id_matches(std::string_view filter, std::string_view id);

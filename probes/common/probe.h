@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "probes/common/case.h"
+#include "probes/common/input_file.h"
 #include "probes/common/outcome.h"
 
 namespace CLI {
@@ -65,6 +67,9 @@ struct backend_hooks {
   // execs. `sanitizer` names the tool this process already runs under ("" when none), for the environment block.
   std::function<void(const std::string& tool, const std::vector<std::string>& args)> run_under_sanitizer = {};
   std::function<std::string()> sanitizer = {};
+  // Whether an exception a runner threw is a failure of the machinery (simt's device_error), not of the case: the
+  // run stops with exit 3 instead of counting the case as failed.
+  std::function<bool(const std::exception&)> internal = {};
 };
 
 // The common options after parsing; valid inside sources, runners and shrinkers.
@@ -134,6 +139,22 @@ class app {
   using shrink_fn = std::function<case_list(const case_def& c)>;
   app& shrinker(shrink_fn fn);
 
+  // Shrunk ids rerun alone (`--case ID`): the parent id of a shrunk case's id (probe::shrunk_parent(id, n) when the
+  // shrinker names its candidates with probe::shrunk_id), nullopt for other ids. The framework finds the parent case
+  // (a listed case, a fuzz seed, or itself a shrunk id) and takes the shrinker's candidate with that id.
+  using parent_fn = std::function<std::optional<std::string>(std::string_view id)>;
+  app& shrunk_parent(parent_fn fn);
+  // A case as a tileprobe-input v1 file (probes/common/input_file.h), or nullopt: each shrunk counterexample is also
+  // written as one beside the reports, and its reproduce line uses it.
+  using input_text_fn = std::function<std::optional<std::string>(const case_def& c)>;
+  app& input_text(input_text_fn fn);
+  // A mode that prints and runs nothing (swmmac-sweep --predict): called with the fixed (non-fuzz) cases once the
+  // options are checked and the cases built, before anything runs; an exit code ends main() there, nullopt runs on.
+  using before_run_fn = std::function<std::optional<int>(const case_list& cases)>;
+  app& before_run(before_run_fn fn);
+  // The names --fixture accepts (any other is a usage error listing these); undeclared: not checked.
+  app& fixture_names(std::vector<std::string> names);
+
   // Lines summarising the whole run that no single case shows (e.g. "ubatch threshold: 512"), gathered by the
   // probe's runner in its own state; called once after every case ran (before shrinking), shown in every report.
   using notes_fn = std::function<std::vector<std::string>()>;
@@ -142,8 +163,10 @@ class app {
   // The CLI11 app, for probe-specific options (add before main()).
   CLI::App& cli();
   const options& opts() const;
+  const std::string& name() const;  // as given to the constructor
 
-  // Parse, build cases, run, report. Returns the exit code: 0 as expected, 1 not, 2 usage/input, 77 unavailable.
+  // Parse, build cases, run, report. Returns the exit code: 0 as expected, 1 not, 2 usage/input, 3 internal failure
+  // (out of memory, a device error, a probe defect: the run could not be judged), 77 unavailable.
   int main(int argc, char** argv);
 
   // Tests inject a registry and backend stand-in; by default they come from simt/ (registry.h, host.h).

@@ -128,7 +128,7 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
   std::string o;
   o += fmt::format("{}: {}\n", p.bold(r.probe), r.summary);
   o += fmt::format("backend {} | expect {} | variants {} | cases {} | seed {} | fuzz {} | shard {}\n\n", r.backend,
-                   to_string(r.expect), roles_text(r), r.cases.size(), r.seed, r.fuzz, shard_text(r.shard));
+                   to_string(r.expect), roles_text(r), cases_in(r), r.seed, r.fuzz, shard_text(r.shard));
 
   const auto t = make_table(r);
   std::size_t w0 = 5;
@@ -207,7 +207,12 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
       if (!ce.on_reference->error.empty()) o += "      error: " + ce.on_reference->error + '\n';
       for (const auto& d : ce.on_reference->detail) o += "      " + d + '\n';
     }
+    for (const auto& cmd : ce.reproduce) o += "  reproduce: " + cmd + '\n';
   }
+  if (!r.all_cases_listed)
+    o += fmt::format("\n{} cases ran; the reports list {} of them (those that failed somewhere, a bounded number per "
+                     "group and variant); every count above covers all of them\n",
+                     cases_in(r), r.cases.size());
 
   if (bench) {
     o += "\nbench\n";
@@ -256,7 +261,7 @@ std::string markdown_section(const run_record& r, int level) {
   std::string o;
   o += fmt::format("**Verdict: {}** (backend `{}`, expect `{}`, {} cases, seed {}, fuzz {}, shard {})\n\n",
                    r.as_expected() ? "as expected" : "NOT as expected", r.backend, to_string(r.expect),
-                   r.cases.size(), r.seed, r.fuzz, shard_text(r.shard));
+                   cases_in(r), r.seed, r.fuzz, shard_text(r.shard));
   for (const auto& b : r.broken) o += "- " + md_escape(b) + '\n';
   if (!r.broken.empty()) o += '\n';
 
@@ -311,6 +316,11 @@ std::string markdown_section(const run_record& r, int level) {
         o += md_code_lines(*ce.on_reference);
       }
       o += "```\n";
+      if (!ce.reproduce.empty()) {
+        o += "\nReproduce:\n\n```sh\n";
+        for (const auto& cmd : ce.reproduce) o += cmd + '\n';
+        o += "```\n";
+      }
     }
   }
 
@@ -389,20 +399,18 @@ std::string xml_escape(std::string_view s) {
 
 // Why this (case, variant) result breaks an expectation, or empty if it does not.
 std::string case_expectation_broken(const run_record& r, const case_row& c, std::size_t v) {
-  const auto& var = r.variants[v];
-  const bool pass = c.passed[v] != 0;
-  switch (r.expect) {
-    case expect_mode::pass: return pass ? "" : "failed; every case must pass";
-    case expect_mode::fail: return "";
-    case expect_mode::fail_pass:
-      if (var.role == variant_role::fixed && !pass) return "fixed variant failed";
-      if ((c.source == source_kind::control || c.buggy == on_buggy::pass) && !pass)
-        return "control case failed (must pass on every variant)";
-      if (var.role == variant_role::buggy && c.buggy == on_buggy::fail && c.source != source_kind::control && pass)
-        return "passed on the buggy variant but must fail";
-      return "";
+  return std::string(expectation_broken(r.expect, r.variants[v].role, c.source, c.buggy, c.passed[v] != 0));
+}
+
+// Cases (of every case) that break an expectation on variant v, from the tallies.
+std::uint64_t broken_cases(const run_record& r, const std::vector<case_tally>& ts, std::size_t v) {
+  std::uint64_t n = 0;
+  for (const auto& t : ts) {
+    const std::uint64_t failed = t.variants[v].failed;
+    if (!expectation_broken(r.expect, r.variants[v].role, t.source, t.buggy, false).empty()) n += failed;
+    if (!expectation_broken(r.expect, r.variants[v].role, t.source, t.buggy, true).empty()) n += t.cases - failed;
   }
-  return "";
+  return n;
 }
 }  // namespace
 
@@ -412,6 +420,9 @@ std::string render_junit(const run_record& r) {
 
   std::string body;
   std::uint64_t all_tests = 0, all_failures = 0;
+  const auto ts = tallies_of(r);
+  std::uint64_t ts_total = 0;
+  for (const auto& t : ts) ts_total += t.cases;
   for (std::size_t v = 0; v < r.variants.size(); ++v) {
     const auto& var = r.variants[v];
     std::string cases;
@@ -435,10 +446,23 @@ std::string render_junit(const run_record& r) {
       }
       cases += "</testcase>\n";
     }
-    all_tests += r.cases.size();
+    std::uint64_t tests = r.cases.size();
+    if (!r.all_cases_listed) {
+      // The cases a large run does not list, as one testcase: failing when any of them breaks an expectation.
+      const std::uint64_t unlisted = ts_total - r.cases.size(), broken = broken_cases(r, ts, v) - failures;
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{} further cases (not listed)\">",
+                           xml_escape(r.probe + "." + var.name), unlisted);
+      if (broken) {
+        cases += fmt::format("<failure message=\"{} of them break an expectation\"/>", broken);
+        ++failures;
+      }
+      cases += "</testcase>\n";
+      ++tests;
+    }
+    all_tests += tests;
     all_failures += failures;
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
-                        xml_escape(r.probe + "." + var.name), r.cases.size(), failures, var.seconds);
+                        xml_escape(r.probe + "." + var.name), tests, failures, var.seconds);
     body += fmt::format("    <properties><property name=\"role\" value=\"{}\"/><property name=\"backend\" "
                         "value=\"{}\"/></properties>\n",
                         to_string(var.role), xml_escape(r.backend));
@@ -576,6 +600,26 @@ json to_json(const run_record& r, bool bench) {
     if (bench) jv["cases_per_second"] = cases_per_second(v);
     j["variants"].push_back(std::move(jv));
   }
+  j["all_cases_listed"] = r.all_cases_listed;
+  j["tallies"] = json::array();
+  for (const auto& t : tallies_of(r)) {
+    json per = json::array();
+    for (std::size_t v = 0; v < r.variants.size(); ++v) {
+      const auto& pv = t.variants[v];
+      per.push_back({{"variant", r.variants[v].name},
+                     {"failed", pv.failed},
+                     {"first_failed", pv.first_failed},
+                     {"first_failed_at", pv.first_failed_at},
+                     {"first_passed", pv.first_passed},
+                     {"first_passed_at", pv.first_passed_at}});
+    }
+    j["tallies"].push_back({{"group", t.group},
+                            {"source", to_string(t.source)},
+                            {"buggy", to_string(t.buggy)},
+                            {"cases", t.cases},
+                            {"first_at", t.first_at},
+                            {"variants", std::move(per)}});
+  }
   j["cases"] = json::array();
   for (const auto& c : r.cases) {
     json failed_on = json::array();
@@ -587,6 +631,7 @@ json to_json(const run_record& r, bool bench) {
                           {"tags", c.tags},
                           {"seed", c.seed ? json(seed_string(*c.seed)) : json(nullptr)},
                           {"buggy", to_string(c.buggy)},
+                          {"position", c.position},
                           {"failed_on", std::move(failed_on)}});
   }
   j["failures"] = json::array();
@@ -604,14 +649,17 @@ json to_json(const run_record& r, bool bench) {
                                     {"budget_exhausted", ce.budget_exhausted},
                                     {"outcome", outcome_json(ce.on_variant)},
                                     {"reference_variant", ce.reference_variant},
-                                    {"reference_outcome", ce.on_reference ? outcome_json(*ce.on_reference) : json()}});
+                                    {"reference_outcome", ce.on_reference ? outcome_json(*ce.on_reference) : json()},
+                                    {"input_file", ce.input_file},
+                                    {"reproduce", ce.reproduce}});
   j["verdict"] = {{"as_expected", r.as_expected()}, {"broken", r.broken}};
   return j;
 }
 
 run_record from_json(const json& j) {
   const std::string where = "report";
-  if (get<int>(j, "schema_version", where) != report_schema_version)
+  const int version = get<int>(j, "schema_version", where);
+  if (version != report_schema_version && version != 1)
     throw std::runtime_error(fmt::format("report: schema_version {} is not {}", j.at("schema_version").dump(),
                                          report_schema_version));
   run_record r;
@@ -678,6 +726,9 @@ run_record from_json(const json& j) {
     }
     const auto b = get<std::string>(jc, "buggy", w);
     c.buggy = b == "pass" ? on_buggy::pass : b == "fail" ? on_buggy::fail : on_buggy::any;
+    // Version 1 listed every case of its shard in order: the k-th sat at k*count + index-1 in the unsharded list.
+    c.position = version >= 2 ? get<std::uint64_t>(jc, "position", w)
+                              : std::uint64_t(r.cases.size()) * r.shard.count + (r.shard.index - 1);
     c.passed.assign(r.variants.size(), 1);
     for (const auto& name : get<std::vector<std::string>>(jc, "failed_on", w)) {
       auto it = variant_index.find(name);
@@ -686,6 +737,33 @@ run_record from_json(const json& j) {
     }
     case_index.emplace(c.id, r.cases.size());
     r.cases.push_back(std::move(c));
+  }
+  if (version >= 2) {
+    r.all_cases_listed = get<bool>(j, "all_cases_listed", w);
+    for (const auto& jt : at(j, "tallies", w)) {
+      case_tally t;
+      t.group = get<std::string>(jt, "group", w);
+      auto kind = parse_source_kind(get<std::string>(jt, "source", w));
+      if (!kind) throw std::runtime_error(w + ": tally " + t.group + ": unknown source");
+      t.source = *kind;
+      const auto b = get<std::string>(jt, "buggy", w);
+      t.buggy = b == "pass" ? on_buggy::pass : b == "fail" ? on_buggy::fail : on_buggy::any;
+      t.cases = get<std::uint64_t>(jt, "cases", w);
+      t.first_at = get<std::uint64_t>(jt, "first_at", w);
+      t.variants.resize(r.variants.size());
+      for (const auto& jv : at(jt, "variants", w)) {
+        auto it = variant_index.find(get<std::string>(jv, "variant", w));
+        if (it == variant_index.end()) throw std::runtime_error(w + ": tally " + t.group + ": unknown variant");
+        auto& pv = t.variants[it->second];
+        pv.failed = get<std::uint64_t>(jv, "failed", w);
+        if (pv.failed > t.cases) throw std::runtime_error(w + ": tally " + t.group + ": more failed than cases");
+        pv.first_failed = get<std::string>(jv, "first_failed", w);
+        pv.first_failed_at = get<std::uint64_t>(jv, "first_failed_at", w);
+        pv.first_passed = get<std::string>(jv, "first_passed", w);
+        pv.first_passed_at = get<std::uint64_t>(jv, "first_passed_at", w);
+      }
+      r.tallies.push_back(std::move(t));
+    }
   }
   for (const auto& jf : at(j, "failures", w)) {
     const auto id = get<std::string>(jf, "case", w);
@@ -707,6 +785,10 @@ run_record from_json(const json& j) {
     ce.on_variant = outcome_from(at(jce, "outcome", w), w);
     ce.reference_variant = get<std::string>(jce, "reference_variant", w);
     if (!at(jce, "reference_outcome", w).is_null()) ce.on_reference = outcome_from(jce.at("reference_outcome"), w);
+    if (version >= 2) {
+      ce.input_file = get<std::string>(jce, "input_file", w);
+      ce.reproduce = get<std::vector<std::string>>(jce, "reproduce", w);
+    }
     r.counterexamples.push_back(std::move(ce));
   }
   r.broken = get<std::vector<std::string>>(at(j, "verdict", w), "broken", w);

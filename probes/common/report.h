@@ -29,8 +29,9 @@ std::string render_junit(const run_record& r);
 // the merged document (tools/report_render.cpp) lays out its own sections.
 std::string markdown_section(const run_record& r, int heading_level);
 
-// The JSON report. Version 1; the schema is probes/common/report.schema.json.
-inline constexpr int report_schema_version = 1;
+// The JSON report. Version 2 (tallies, listed cases); the schema is probes/common/report.schema.json. from_json
+// also reads version 1 (every case listed, no tallies).
+inline constexpr int report_schema_version = 2;
 nlohmann::json to_json(const run_record& r, bool bench);
 run_record from_json(const nlohmann::json& j);  // throws std::runtime_error naming the missing/bad field
 

@@ -1,6 +1,8 @@
 #include "probes/common/run.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace tp::probe {
@@ -24,36 +26,109 @@ std::string_view to_string(variant_role r) {
 }
 
 namespace {
-bool must_pass_everywhere(const case_row& c) { return c.source == source_kind::control || c.buggy == on_buggy::pass; }
+bool must_pass_everywhere(source_kind source, on_buggy buggy) {
+  return source == source_kind::control || buggy == on_buggy::pass;
+}
 
 std::string count_line(std::uint64_t failed, std::uint64_t total) {
   return std::to_string(failed) + "/" + std::to_string(total) + " failed";
 }
+
+// The id at the smallest position among the tallies `take` accepts, of field `id` / `at` of the variant's counts.
+template <class Take, class Id, class At>
+std::string first_of(const std::vector<case_tally>& ts, std::size_t v, Take take, Id id, At at) {
+  const std::string* best = nullptr;
+  std::uint64_t best_at = 0;
+  for (const auto& t : ts) {
+    if (!take(t)) continue;
+    const auto& pv = t.variants[v];
+    if (id(pv).empty()) continue;
+    if (!best || at(pv) < best_at) {
+      best = &id(pv);
+      best_at = at(pv);
+    }
+  }
+  return best ? *best : std::string();
+}
 }  // namespace
+
+std::string_view expectation_broken(expect_mode expect, variant_role role, source_kind source, on_buggy buggy,
+                                    bool pass) {
+  switch (expect) {
+    case expect_mode::pass: return pass ? "" : "failed; every case must pass";
+    case expect_mode::fail: return "";
+    case expect_mode::fail_pass:
+      if (role == variant_role::fixed && !pass) return "fixed variant failed";
+      if (must_pass_everywhere(source, buggy) && !pass) return "control case failed (must pass on every variant)";
+      if (role == variant_role::buggy && buggy == on_buggy::fail && source != source_kind::control && pass)
+        return "passed on the buggy variant but must fail";
+      return "";
+  }
+  return "";
+}
+
+std::vector<case_tally> tallies_of(const run_record& r) {
+  if (!r.tallies.empty() || r.cases.empty()) return r.tallies;
+  std::vector<case_tally> out;
+  std::map<std::tuple<std::string_view, source_kind, on_buggy>, std::size_t> index;
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const auto& c = r.cases[i];
+    const std::string_view group = c.group.empty() ? to_string(c.source) : std::string_view(c.group);
+    auto [it, fresh] = index.try_emplace({group, c.source, c.buggy}, out.size());
+    if (fresh) {
+      out.push_back({std::string(group), c.source, c.buggy, 0, c.position, {}});
+      out.back().variants.resize(r.variants.size());
+    }
+    auto& t = out[it->second];
+    ++t.cases;
+    for (std::size_t v = 0; v < r.variants.size() && v < c.passed.size(); ++v) {
+      auto& pv = t.variants[v];
+      if (!c.passed[v]) {
+        if (pv.failed++ == 0) pv.first_failed = c.id, pv.first_failed_at = c.position;
+      } else if (pv.first_passed.empty()) {
+        pv.first_passed = c.id;
+        pv.first_passed_at = c.position;
+      }
+    }
+  }
+  // Index keys view the rows' strings; the tallies own copies.
+  return out;
+}
+
+std::uint64_t cases_in(const run_record& r) {
+  if (r.tallies.empty()) return r.cases.size();
+  std::uint64_t n = 0;
+  for (const auto& t : r.tallies) n += t.cases;
+  return n;
+}
 
 std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
   std::vector<std::string> broken;
-  if (r.cases.empty()) {
+  const auto ts = tallies_of(r);
+  std::uint64_t total = 0;
+  for (const auto& t : ts) total += t.cases;
+  if (total == 0) {
     broken.push_back("no case ran, so nothing was shown");
     return broken;
   }
+  const auto failed_id = [](const case_tally::per_variant& p) -> const std::string& { return p.first_failed; };
+  const auto failed_at = [](const case_tally::per_variant& p) { return p.first_failed_at; };
+  const auto passed_id = [](const case_tally::per_variant& p) -> const std::string& { return p.first_passed; };
+  const auto passed_at = [](const case_tally::per_variant& p) { return p.first_passed_at; };
+  const auto any = [](const case_tally&) { return true; };
+  const auto control = [](const case_tally& t) { return must_pass_everywhere(t.source, t.buggy); };
+  const auto must_fail = [](const case_tally& t) { return t.buggy == on_buggy::fail && t.source != source_kind::control; };
   const std::size_t nv = r.variants.size();
   for (std::size_t v = 0; v < nv; ++v) {
     const auto& var = r.variants[v];
     std::uint64_t failed = 0;
-    const case_row* first_failed = nullptr;
-    for (const auto& c : r.cases)
-      if (!c.passed[v]) {
-        ++failed;
-        if (!first_failed) first_failed = &c;
-      }
-    const std::uint64_t total = r.cases.size();
+    for (const auto& t : ts) failed += t.variants[v].failed;
 
     if (r.expect == expect_mode::pass || (r.expect == expect_mode::fail_pass && var.role == variant_role::fixed)) {
       if (failed)
         broken.push_back(std::string(r.expect == expect_mode::pass ? "variant " : "fixed variant ") + var.name +
                          " failed " + std::to_string(failed) + " of " + std::to_string(total) +
-                         " cases (expected every case to pass); first: " + first_failed->id);
+                         " cases (expected every case to pass); first: " + first_of(ts, v, any, failed_id, failed_at));
       continue;
     }
     if (r.expect == expect_mode::fail) {
@@ -65,40 +140,34 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
 
     // fail-pass, buggy or other: control cases must pass here too.
     std::uint64_t control_failed = 0, control_total = 0;
-    const case_row* first_control = nullptr;
-    for (const auto& c : r.cases)
-      if (must_pass_everywhere(c)) {
-        ++control_total;
-        if (!c.passed[v]) {
-          ++control_failed;
-          if (!first_control) first_control = &c;
-        }
+    for (const auto& t : ts)
+      if (control(t)) {
+        control_total += t.cases;
+        control_failed += t.variants[v].failed;
       }
     if (control_failed)
       broken.push_back(std::string(to_string(var.role)) + " variant " + var.name + " failed " +
                        std::to_string(control_failed) + " of " + std::to_string(control_total) +
-                       " control case(s) (controls must pass on every variant); first: " + first_control->id);
+                       " control case(s) (controls must pass on every variant); first: " +
+                       first_of(ts, v, control, failed_id, failed_at));
     if (var.role != variant_role::buggy) continue;
 
     std::uint64_t must_fail_passed = 0;
-    const case_row* first_must_fail = nullptr;
-    for (const auto& c : r.cases)
-      if (c.buggy == on_buggy::fail && c.source != source_kind::control && c.passed[v]) {
-        ++must_fail_passed;
-        if (!first_must_fail) first_must_fail = &c;
-      }
+    for (const auto& t : ts)
+      if (must_fail(t)) must_fail_passed += t.cases - t.variants[v].failed;
     if (must_fail_passed)
       broken.push_back("buggy variant " + var.name + " passed " + std::to_string(must_fail_passed) +
-                       " case(s) that must fail on it; first: " + first_must_fail->id);
+                       " case(s) that must fail on it; first: " + first_of(ts, v, must_fail, passed_id, passed_at));
 
     if (!check_must_catch) continue;
     for (source_kind k : r.must_catch) {
       std::uint64_t kind_total = 0, kind_failed = 0;
-      for (const auto& c : r.cases)
-        if (c.source == k) {
-          ++kind_total;
-          if (!c.passed[v]) ++kind_failed;
+      for (const auto& t : ts)
+        if (t.source == k) {
+          kind_total += t.cases;
+          kind_failed += t.variants[v].failed;
         }
+      // A kind the run's own filters (--fixture, --fuzz 0, --case, --input) left without cases is not demanded.
       if (kind_total == 0) {
         if (!r.filtered)
           broken.push_back("no " + std::string(to_string(k)) + " case ran, so the probe cannot show that buggy variant " +
@@ -174,27 +243,19 @@ void merge_summary(variant_summary& into, const variant_summary& from) {
 fail_pass_table make_table(const run_record& r) {
   fail_pass_table t;
   for (const auto& v : r.variants) t.columns.push_back(v.name);
-  // Views into r.cases; consecutive cases mostly share a row, so the last row is tried before the map.
-  std::unordered_map<std::string_view, std::size_t> row_of;
-  std::string_view last_row;
-  std::size_t last_index = 0;
-  for (const auto& c : r.cases) {
-    const std::string_view row = c.group.empty() ? to_string(c.source) : std::string_view(c.group);
-    std::size_t index = last_index;
-    if (t.rows.empty() || row != last_row) {
-      auto [it, fresh] = row_of.try_emplace(row, t.rows.size());
-      if (fresh) {
-        t.rows.emplace_back(row);
-        t.cells.emplace_back(r.variants.size());
-      }
-      index = it->second;
-      last_row = row;
-      last_index = index;
+  auto ts = tallies_of(r);
+  std::stable_sort(ts.begin(), ts.end(), [](const case_tally& a, const case_tally& b) { return a.first_at < b.first_at; });
+  std::map<std::string, std::size_t> row_of;
+  for (const auto& tally : ts) {
+    auto [it, fresh] = row_of.try_emplace(tally.group, t.rows.size());
+    if (fresh) {
+      t.rows.push_back(tally.group);
+      t.cells.emplace_back(r.variants.size());
     }
-    auto& line = t.cells[index];
+    auto& line = t.cells[it->second];
     for (std::size_t v = 0; v < r.variants.size(); ++v) {
-      ++line[v].total;
-      line[v].passed += c.passed[v] ? 1 : 0;
+      line[v].total += tally.cases;
+      line[v].passed += tally.cases - tally.variants[v].failed;
     }
   }
   return t;

@@ -28,6 +28,7 @@ struct variant_summary {
   double seconds = 0;                // time inside the runner, for --bench
 };
 
+// One listed case (see run_record::all_cases_listed).
 struct case_row {
   std::string id;
   source_kind source = source_kind::fixture;
@@ -36,7 +37,31 @@ struct case_row {
   std::optional<std::uint64_t> seed;
   on_buggy buggy = on_buggy::any;
   std::vector<std::uint8_t> passed;  // per variant (index into run_record::variants): 1 pass, 0 fail
+  std::uint64_t position = 0;        // in the run's unsharded case list
 };
+
+// The counts of one kind of case: one table row (group), source kind and demand on the buggy variants. The verdict,
+// the tables and the JUnit totals come from these, so they are exact at any --fuzz, while a large run lists only some
+// cases (run_record::all_cases_listed).
+struct case_tally {
+  std::string group;
+  source_kind source = source_kind::fixture;
+  on_buggy buggy = on_buggy::any;
+  std::uint64_t cases = 0;
+  std::uint64_t first_at = 0;  // position of its first case (rows of the tables keep first-seen order)
+  struct per_variant {
+    std::uint64_t failed = 0;
+    std::string first_failed{}, first_passed{};  // ids; empty when none
+    std::uint64_t first_failed_at = 0, first_passed_at = 0;
+  };
+  std::vector<per_variant> variants;  // index into run_record::variants
+};
+
+// A run lists every case when it has at most this many; above, only the cases that failed on some variant: the first
+// `listed_failures_per_row` per (table row, variant) and the first `listed_broken_per_variant` per variant that break
+// an expectation. The counts (tallies, summaries) always cover every case.
+inline constexpr std::uint64_t listed_cases_max = 10000, listed_failures_per_row = 50,
+                               listed_broken_per_variant = 1000;
 
 // A failing (case, variant) kept with its full outcome (the first few per variant and row).
 struct kept_failure {
@@ -51,6 +76,8 @@ struct counterexample {
   outcome on_variant;
   std::string reference_variant;         // the fixed variant it was compared with; empty if none
   std::optional<outcome> on_reference;
+  std::string input_file;                // the shrunk case as a tileprobe-input file beside the report; empty if none
+  std::vector<std::string> reproduce;    // command lines that rerun the shrunk case alone
 };
 
 struct run_record {
@@ -62,7 +89,9 @@ struct run_record {
   bool filtered = false;                 // --case / --input narrowed the list
   std::uint64_t unsharded_cases = 0;     // size of the full list the shard was cut from
   std::vector<variant_summary> variants;
-  std::vector<case_row> cases;
+  std::vector<case_row> cases;           // every case, or (all_cases_listed false) the listed ones
+  bool all_cases_listed = true;
+  std::vector<case_tally> tallies;       // every case counted; empty in a record built from rows alone (tests)
   std::vector<kept_failure> failures;
   std::vector<counterexample> counterexamples;
   std::vector<std::string> notes;        // from the probe's notes() callback
@@ -74,6 +103,12 @@ struct run_record {
   std::vector<std::string> broken;       // filled by evaluate()
   bool as_expected() const { return broken.empty(); }
 };
+
+// The tallies of a record: its own, or (none) counted from its rows. cases_in() is the number of cases they count.
+std::vector<case_tally> tallies_of(const run_record& r);
+std::uint64_t cases_in(const run_record& r);
+// Whether a case's result on a variant breaks an expectation of the run; the reason, or empty.
+std::string_view expectation_broken(expect_mode expect, variant_role role, source_kind source, on_buggy buggy, bool pass);
 
 // The verdict rules (README "Verdicts"). Returns one line per broken expectation; empty means as expected.
 // check_must_catch is false for a single shard (the rule needs the whole list) and true otherwise.

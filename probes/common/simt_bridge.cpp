@@ -65,6 +65,7 @@ backend_hooks default_backend_hooks() {
   };
 #endif
   h.sanitizer = [] { return tp::cuda::running_under_sanitizer(); };
+  h.internal = [](const std::exception& e) { return dynamic_cast<const tp::device_error*>(&e) != nullptr; };
   return h;
 }
 #else

@@ -1,9 +1,11 @@
-// swmmac-sweep: the upstream reviewer's one-hot pairing sweep (PR #3759, spec ck-sparse.md §6.2) as a probe.
-// For each sparse instruction and index_key: drive one stored A value (row 0 of one lane half, one group, one slot)
-// under each 4-bit index nibble, scan one-hot B, and record which B K position the value paired with.
+// swmmac-sweep: the upstream reviewer's one-hot pairing sweep (PR #3759, spec ck-sparse.md §6.2) as a probe over
+// probes/common (the common options, reports and exit codes). For each sparse instruction and index_key: drive one
+// stored A value (row 0 of one lane half, one group, one slot) under each 4-bit index nibble, scan one-hot B, and
+// record which B K position the value paired with. One cell is one case; it passes when the measured pairing equals
+// the model's prediction (reference/isa). The one variant is the software op table, family "mma", variant "soft".
 //
-//   --predict          print the model's table (reference/isa) and its SHA-256, before anything runs, and exit
-//   (run mode)         predict, then measure with the kernel-side op and compare cell by cell (exit 0 equal, 1 not)
+//   --predict          print the model's table and its SHA-256, run nothing, exit 0 (the pre-registration)
+//   (run mode)         measure every cell with the kernel-side op and compare (exit 0 every cell equal, 1 not)
 //   --from-log FILE    compare a table measured elsewhere (e.g. on a gfx1201 card) with the prediction
 //
 // The measured op is the software form from kernels/mma, through the backend's table (kernels/mma/wave_op_table.h:
@@ -24,12 +26,11 @@
 #include <CLI/CLI.hpp>
 
 #include "kernels/mma/wave_op_table.h"
+#include "probes/common/probe.h"
 #include "probes/swmmac-sweep/sha256.h"
 #include "reference/codecs.h"
 #include "reference/isa/isa.h"
 #include "reference/isa/layout_table.h"
-#include "simt/host.h"
-#include "simt/registry.h"
 
 namespace isa = tp::ref::isa;
 namespace tables = tp::ref::isa::tables;
@@ -196,13 +197,11 @@ std::string render(const std::vector<cell>& cells, const std::vector<std::string
   return s;
 }
 
-// A table line: "<cell id> -> <pairing>"; '#' lines and blank lines are comments.
-bool read_log(const std::string& path, std::map<std::string, std::string>& out, std::string& error) {
+// A table line: "<cell id> -> <pairing>"; '#' lines and blank lines are comments. Malformed: FILE:LINE usage error.
+std::map<std::string, std::string> read_log(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot open " + path;
-    return false;
-  }
+  if (!in) throw tp::probe::usage_error("--from-log '" + path + "': cannot open the file");
+  std::map<std::string, std::string> out;
   std::string line;
   for (unsigned no = 1; std::getline(in, line); ++no) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -210,156 +209,184 @@ bool read_log(const std::string& path, std::map<std::string, std::string>& out, 
     const auto arrow = line.find(" -> ");
     char name[64];
     unsigned key, half, group, nibble, slot;
-    if (arrow == std::string::npos ||
+    if (line.size() > 256 || arrow == std::string::npos ||
         std::sscanf(line.c_str(), "%63s key=%u half=%u group=%u nibble=0x%x slot=%u", name, &key, &half, &group, &nibble,
-                    &slot) != 6) {
-      error = path + ":" + std::to_string(no) + ": not a pairing line: " + line;
-      return false;
-    }
+                    &slot) != 6)
+      throw tp::probe::usage_error(path + ":" + std::to_string(no) + ": not a pairing line: " + line.substr(0, 120));
     out[line.substr(0, arrow)] = line.substr(arrow + 4);
   }
-  return true;
+  return out;
+}
+
+// Comma-separated 0/1 values of --index-key / --lane-half (as strings: CLI11 2.1.2 wraps a negative unsigned).
+std::vector<unsigned> zero_or_one(const char* option, const std::string& list) {
+  std::vector<unsigned> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item != "0" && item != "1")
+      throw tp::probe::usage_error(std::string(option) + " '" + list + "': expected a comma list of 0 and 1");
+    if (std::find(out.begin(), out.end(), unsigned(item[0] - '0')) == out.end()) out.push_back(unsigned(item[0] - '0'));
+  }
+  if (out.empty()) throw tp::probe::usage_error(std::string(option) + ": empty list");
+  return out;
+}
+
+// What the sweep keeps between its source, runner and notes: the cells, their predictions, the layout tables (read
+// before anything runs, so a missing table is bad input) and what was measured.
+struct sweep_state {
+  std::vector<cell> cells;
+  std::vector<std::string> predicted;
+  std::string predicted_text, measured_text;
+  std::map<std::pair<instr, unsigned>, table_layout> layouts;
+  std::optional<std::map<std::string, std::string>> log;
+  std::size_t equal = 0, differ = 0, missing = 0;
+};
+
+tp::probe::case_def cell_case(const cell& c, std::size_t index) {
+  tp::probe::case_def d;
+  char nib[8];
+  std::snprintf(nib, sizeof nib, "0x%x", c.nibble);
+  d.id = tp::probe::case_name("swmmac-sweep")("instr", isa::info(c.in).name)("key", c.key)("half", c.half)(
+             "group", c.group)("nibble", nib)("slot", c.slot)
+             .str();
+  d.group = std::string(isa::info(c.in).name) + " key " + std::to_string(c.key);
+  d.payload = index;
+  return d;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"swmmac-sweep: one-hot pairing sweep of the gfx12 SWMMAC index law (model vs measured)"};
-  std::string backend = "cpu", instr_list = "all", from_log, out_file, layouts = TP_ISA_LAYOUTS_DIR;
-  std::vector<unsigned> keys{0}, halves{0};
+  tp::probe::app probe("swmmac-sweep",
+                       "one-hot pairing sweep of the gfx12 SWMMAC index law: the software op measured against the "
+                       "model's prediction");
+  // No buggy variant: the one variant must pair every cell as predicted (fail-pass: fixed passes every case).
+  probe.family("mma").default_variants("soft").buggy({}).fixed({"soft"}).must_catch({}).batch_size(std::size_t{1} << 20);
+  std::string instr_list = "all", from_log, table_out, layouts = TP_ISA_LAYOUTS_DIR, keys_arg = "0", halves_arg = "0";
   bool predict_only = false;
-  app.add_option("--backend", backend, "cpu|cuda|hip: where the software op is measured (cuda: a TP_WITH_CUDA build)");
-  app.add_option("--instr", instr_list, "comma list of sparse gfx12 instructions, or all");
-  app.add_option("--index-key", keys, "index_key values to sweep (default 0)")->delimiter(',');
-  app.add_option("--lane-half", halves, "lane halves whose row-0 values are driven (default 0)")->delimiter(',');
-  app.add_flag("--predict", predict_only, "print the predicted table and its SHA-256, run nothing");
-  app.add_option("--from-log", from_log, "compare a measured table from FILE with the prediction");
-  app.add_option("--out", out_file, "also write the measured (or predicted) table to FILE");
-  app.add_option("--layouts", layouts, "directory of the calculator layout tables");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "swmmac-sweep: " << e.what() << "\n";
-    return 2;
-  }
+  auto& cli = probe.cli();
+  cli.add_option("--instr", instr_list, "comma list of sparse gfx12 instructions, or all")->capture_default_str();
+  cli.add_option("--index-key", keys_arg, "index_key values to sweep: comma list of 0 and 1")->capture_default_str();
+  cli.add_option("--lane-half", halves_arg, "lane halves whose row-0 values are driven: comma list of 0 and 1")
+      ->capture_default_str();
+  cli.add_flag("--predict", predict_only, "print the predicted table and its SHA-256, run nothing");
+  cli.add_option("--from-log", from_log, "compare a table measured elsewhere (FILE, the --table format) with the "
+                                         "prediction instead of measuring");
+  cli.add_option("--table", table_out, "also write the measured (or, with --predict, the predicted) table to FILE");
+  cli.add_option("--layouts", layouts, "directory of the calculator layout tables")->capture_default_str();
+  auto st = std::make_shared<sweep_state>();
 
-  std::vector<instr> selected;
-  if (instr_list == "all") {
-    selected.assign(std::begin(sweep_instrs), std::end(sweep_instrs));
-  } else {
-    std::stringstream ss(instr_list);
-    for (std::string name; std::getline(ss, name, ',');) {
-      const auto in = isa::parse_instr(name);
-      if (!in || !is_sweep_instr(*in)) {
-        std::cerr << "swmmac-sweep: --instr: '" << name << "' is not a sparse gfx12 instruction\n";
-        return 2;
+  probe.source(tp::probe::source_kind::adversarial, [&, st](tp::probe::case_list& out) {
+    std::vector<instr> selected;
+    if (instr_list == "all") {
+      selected.assign(std::begin(sweep_instrs), std::end(sweep_instrs));
+    } else {
+      std::stringstream ss(instr_list);
+      for (std::string name; std::getline(ss, name, ',');) {
+        const auto in = isa::parse_instr(name);
+        if (!in || !is_sweep_instr(*in))
+          throw tp::probe::usage_error("--instr: '" + name + "' is not a sparse gfx12 instruction");
+        selected.push_back(*in);
       }
-      selected.push_back(*in);
     }
-  }
-  std::vector<cell> cells;
-  for (instr in : selected)
-    for (unsigned key : keys)
-      for (unsigned half : halves) {
-        if (key >= isa::info(in).index_keys && instr_list == "all" && half <= 1) continue;  // e.g. K=64 has no key 1
-        if (key >= isa::info(in).index_keys || half > 1) {
-          std::cerr << "swmmac-sweep: index_key " << key << " / lane half " << half << " is not legal for "
-                    << isa::info(in).name << "\n";
-          return 2;
+    const auto keys = zero_or_one("--index-key", keys_arg), halves = zero_or_one("--lane-half", halves_arg);
+    for (instr in : selected)
+      for (unsigned key : keys)
+        for (unsigned half : halves) {
+          if (key >= isa::info(in).index_keys) {
+            if (instr_list == "all") continue;  // e.g. K=64 has no key 1
+            throw tp::probe::usage_error("index_key " + std::to_string(key) + " is not legal for " +
+                                         std::string(isa::info(in).name));
+          }
+          const auto more = cells_for(in, key, half);
+          st->cells.insert(st->cells.end(), more.begin(), more.end());
         }
-        const auto more = cells_for(in, key, half);
-        cells.insert(cells.end(), more.begin(), more.end());
+    for (const cell& c : st->cells) st->predicted.push_back(predict(c));
+    st->predicted_text = render(st->cells, st->predicted);
+    if (!predict_only) {
+      try {
+        for (const cell& c : st->cells)
+          if (!st->layouts.count({c.in, c.key})) st->layouts.emplace(std::pair{c.in, c.key}, load_layout(layouts, c.in, c.key));
+      } catch (const std::exception& e) {  // a missing or malformed layout table
+        throw tp::probe::usage_error(std::string("--layouts: ") + e.what());
       }
+      if (!from_log.empty()) st->log = read_log(from_log);
+    }
+    for (std::size_t n = 0; n < st->cells.size(); ++n) out.push_back(cell_case(st->cells[n], n));
+  });
 
-  std::vector<std::string> predicted;
-  for (const cell& c : cells) predicted.push_back(predict(c));
-  const std::string predicted_text = render(cells, predicted);
-  std::cout << "# predicted by reference/isa (index law: stored value s of group g pairs with K 4g + bits[2s+1:2s])\n"
-            << "# cells " << cells.size() << ", sha256 " << tp::sweep::sha256_hex(predicted_text) << "\n";
-  if (predict_only) {
-    std::cout << predicted_text;
-    if (!out_file.empty()) std::ofstream(out_file) << predicted_text;
+  probe.before_run([&, st](const tp::probe::case_list&) -> std::optional<int> {
+    if (!predict_only) return std::nullopt;
+    std::cout << "# predicted by reference/isa (index law: stored value s of group g pairs with K 4g + bits[2s+1:2s])\n"
+              << "# cells " << st->cells.size() << ", sha256 " << tp::sweep::sha256_hex(st->predicted_text) << "\n"
+              << st->predicted_text;
+    if (!table_out.empty()) {
+      std::ofstream f(table_out);
+      f << st->predicted_text;
+      if (!f) throw tp::probe::usage_error("--table '" + table_out + "': cannot write the file");
+    }
     return 0;
-  }
+  });
 
-  std::map<std::string, std::string> measured;
-  std::string source;
-  if (!from_log.empty()) {
-    std::string error;
-    if (!read_log(from_log, measured, error)) {
-      std::cerr << "swmmac-sweep: " << error << "\n";
-      return 2;
-    }
-    source = "log " + from_log;
-  } else {
-    std::optional<tp::backend> where;
-    for (auto b : {tp::backend::cpu, tp::backend::cuda, tp::backend::hip})
-      if (backend == tp::to_string(b)) where = b;
-    if (!where) {
-      std::cerr << "swmmac-sweep: --backend: '" << backend << "' is not cpu, cuda or hip\n";
-      return 2;
-    }
-    const auto* table = tp::find_variant<tp::mma::wave_op_table>("mma", "soft", *where);
-    if (!table) {
-      std::cerr << "swmmac-sweep: backend " << backend << " is not built into this binary; use --from-log with a table "
-                << "measured there\n";
-      return 77;
-    }
-    if (const std::string why = tp::backend_unusable(*where); !why.empty()) {
-      std::cerr << "swmmac-sweep: " << why << "\n";
-      return 2;
-    }
-    if (!tp::backend_available(*where)) {
-      std::cerr << "swmmac-sweep: backend " << backend << " is not available on this machine ("
-                << tp::device_description(*where) << ")\n";
-      return 77;
-    }
-    std::string measured_text;
-    try {
-      // Cells in their printed order, one launch per run of consecutive cells of one instruction and index_key.
-      for (std::size_t from = 0; from < cells.size();) {
-        std::size_t to = from;
-        while (to < cells.size() && cells[to].in == cells[from].in && cells[to].key == cells[from].key) ++to;
-        const cell& c0 = cells[from];
-        const tp::mma::wave_op* op = tp::mma::find_op(*table, isa::info(c0.in).name, {true, true, false, c0.key});
-        if (!op) throw std::runtime_error(std::string("the ") + backend + " table has no " +
-                                          std::string(isa::info(c0.in).name) + " with index_key " +
-                                          std::to_string(c0.key));
-        const std::vector<cell> group(cells.begin() + std::ptrdiff_t(from), cells.begin() + std::ptrdiff_t(to));
-        const std::vector<std::string> got = measure(group, load_layout(layouts, c0.in, c0.key), *op);
+  // Every cell of one instruction and index_key in one launch (a batch holds the whole sweep).
+  probe.batch_runner([&, st](std::span<const tp::probe::case_def* const> cases, const tp::probe::variant& v,
+                             std::span<tp::probe::outcome> out) {
+    for (std::size_t from = 0; from < cases.size();) {
+      const cell& c0 = st->cells[cases[from]->as<std::size_t>()];
+      std::size_t to = from;
+      while (to < cases.size() && st->cells[cases[to]->as<std::size_t>()].in == c0.in &&
+             st->cells[cases[to]->as<std::size_t>()].key == c0.key)
+        ++to;
+      std::vector<cell> group;
+      for (std::size_t i = from; i < to; ++i) group.push_back(st->cells[cases[i]->as<std::size_t>()]);
+      std::vector<std::string> got(group.size());
+      if (st->log) {
         for (std::size_t n = 0; n < group.size(); ++n) {
-          measured[group[n].id()] = got[n];
-          measured_text += group[n].id() + " -> " + got[n] + "\n";
+          const auto it = st->log->find(group[n].id());
+          got[n] = it == st->log->end() ? std::string() : it->second;
         }
-        from = to;
+      } else {
+        const auto& table = v.ops_as<tp::mma::wave_op_table>();
+        const tp::mma::wave_op* op = tp::mma::find_op(table, isa::info(c0.in).name, {true, true, false, c0.key});
+        if (!op)
+          throw std::runtime_error("the " + v.backend + " table has no " + std::string(isa::info(c0.in).name) +
+                                   " with index_key " + std::to_string(c0.key));
+        got = measure(group, st->layouts.at({c0.in, c0.key}), *op);
       }
-    } catch (const tp::kernel_error& e) {  // the op itself failed on the backend: a failed measurement, not bad input
-      std::cerr << "swmmac-sweep: measuring on " << backend << " failed: " << e.what() << "\n";
-      return 1;
-    } catch (const tp::device_error& e) {
-      std::cerr << "swmmac-sweep: measuring on " << backend << " failed: " << e.what() << "\n";
-      return 1;
-    } catch (const std::exception& e) {  // a missing or malformed layout table
-      std::cerr << "swmmac-sweep: " << e.what() << "\n";
-      return 2;
+      for (std::size_t n = 0; n < group.size(); ++n) {
+        const std::size_t index = cases[from + n]->as<std::size_t>();
+        auto& o = out[from + n];
+        o = tp::probe::outcome{};
+        o.pass = !got[n].empty() && got[n] == st->predicted[index];
+        if (got[n].empty()) {
+          o.note("not in the log: measured nowhere, predicted " + st->predicted[index]);
+          ++st->missing;
+        } else {
+          o.note("measured " + got[n] + ", predicted " + st->predicted[index]);
+          st->measured_text += group[n].id() + " -> " + got[n] + "\n";
+          ++(o.pass ? st->equal : st->differ);
+        }
+        o.metric_sum("cells_differing", o.pass ? 0 : 1);
+        o.count("cells." + std::string(isa::info(group[n].in).name));
+      }
+      from = to;
     }
-    if (!out_file.empty()) std::ofstream(out_file) << measured_text;
-    source = backend + " software op (kernels/mma table '" + table->name + "', " +
-             tp::device_description(*where) + "), stimulus placed through " + layouts;
-  }
+  });
 
-  std::size_t differing = 0, missing = 0;
-  for (std::size_t n = 0; n < cells.size(); ++n) {
-    const std::string id = cells[n].id();
-    const auto it = measured.find(id);
-    if (it == measured.end()) {
-      if (missing++ < 10) std::cout << "MISSING  " << id << " (predicted " << predicted[n] << ")\n";
-    } else if (it->second != predicted[n]) {
-      if (differing++ < 20) std::cout << "DIFFERS  " << id << ": measured " << it->second << ", predicted " << predicted[n] << "\n";
+  probe.notes([&, st]() {
+    std::vector<std::string> lines;
+    lines.push_back("predicted by reference/isa: " + std::to_string(st->cells.size()) + " cells, sha256 " +
+                    tp::sweep::sha256_hex(st->predicted_text) + " (--predict prints the table)");
+    lines.push_back(std::to_string(st->equal) + "/" + std::to_string(st->cells.size()) + " cells equal, " +
+                    std::to_string(st->differ) + " differ, " + std::to_string(st->missing) + " not measured (" +
+                    (st->log ? "log " + from_log : "measured with the software op, stimulus placed through " + layouts) +
+                    ")");
+    if (!table_out.empty()) {
+      std::ofstream f(table_out);
+      f << st->measured_text;
+      if (!f) throw tp::probe::usage_error("--table '" + table_out + "': cannot write the file");
     }
-  }
-  std::cout << "# measured: " << source << "\n# " << cells.size() - differing - missing << "/" << cells.size()
-            << " cells equal, " << differing << " differ, " << missing << " not measured\n";
-  return differing == 0 && missing == 0 ? 0 : 1;
+    return lines;
+  });
+  return probe.main(argc, argv);
 }

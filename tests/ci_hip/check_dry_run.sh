@@ -21,7 +21,8 @@ sha=$(sha256sum "$out/swmmac-sweep.predicted.txt" 2>/dev/null | cut -d' ' -f1)
 [ -n "$sha" ] && grep -qF "sha256 \`$sha\`" "$s" || bad "the pre-registered table's SHA-256 is not in the summary"
 grep -qF "$sha" "$out/swmmac-sweep.predict.log" || bad "swmmac-sweep --predict did not print the table's SHA-256"
 for line in "## Machine" "## Pre-registered SWMMAC pairing table" "isa-differential on cpu (exit 0)" \
-            "isa-differential on hip (exit 77)" "swmmac-sweep on hip: exit 77 (no HIP device)" \
+            "isa-differential on hip (exit 77)" "swmmac-sweep on cpu (exit 0): the software op's table equals the pre-registered one" \
+            "swmmac-sweep on hip: exit 77 (no HIP device)" \
             "## fa-k00-combine-race failure rate on hip" "| upstream | not run (no HIP device) |" \
             "not made without a card: \`tileprobe-report --compare-backends cpu,hip\`" \
             "every expectation checked holds (host-side steps only: no card)"; do

@@ -85,14 +85,16 @@ TEST_CASE("Bad usage and bad input exit 2 with one line and run nothing", "[app]
   require_usage_error({"--out-md", "/tmp/x.md"}, "--report does not include md");
   require_usage_error({"--fuzz", "notanumber"}, "--fuzz");
   const std::string bad_input = toy::temp_path("bad-input.txt");
-  std::ofstream(bad_input) << "1 2 three\n";
-  require_usage_error({"--input", bad_input}, "'three' is not an integer");
+  std::ofstream(bad_input) << "tileprobe-input v1\nprobe probe-toy\nlist 1 2 three\n";
+  require_usage_error({"--input", bad_input}, ":3: 'list' value 3 'three' is not an integer");
+  std::ofstream(bad_input) << "tileprobe-input v1\nprobe probe-other\nlist 1\n";
+  require_usage_error({"--input", bad_input}, ":2: this file is for probe 'probe-other', not probe-toy");
   std::filesystem::remove(bad_input);
 }
 
 TEST_CASE("An --input file runs only the tile given as data", "[app]") {
   const std::string path = toy::temp_path("input.txt");
-  std::ofstream(path) << "7 3 1\n";
+  std::ofstream(path) << "tileprobe-input v1\nprobe probe-toy\n# the toy's body: one list\nlist 7 3 1\n";
   const auto r = toy::run({"--input", path, "--expect", "fail", "--variant", "upstream"});
   std::filesystem::remove(path);
   REQUIRE(r.code == 0);
@@ -178,7 +180,7 @@ TEST_CASE("Failures are shrunk and the shrunk case is shown on the fixed variant
   const auto& ce = ces[0];
   CHECK(ce.at("variant") == "upstream");
   CHECK(ce.at("original") == "toy(v=1.2.3,src=fixture)");
-  CHECK(ce.at("shrunk") == "toy(v=3,src=shrunk)");
+  CHECK(ce.at("shrunk") == "toy(v=1.2.3,src=shrunk:shrunk:fixture,drop=0,drop=0)");
   CHECK(ce.at("outcome").at("pass") == false);
   CHECK(ce.at("reference_variant") == "fixed");
   CHECK(ce.at("reference_outcome").at("pass") == true);
@@ -240,6 +242,10 @@ TEST_CASE("Host threads and batch sizes (options jobs and batch) change nothing 
     j.erase("command");
     j.erase("run_seconds");
     for (auto& v : j.at("variants")) v.erase("seconds");
+    for (auto& ce : j.at("counterexamples")) {  // they name the input file beside each run's (temporary) report
+      ce.erase("input_file");
+      ce.erase("reproduce");
+    }
     return j;
   };
   const auto one = toy::run({"--fuzz", "3000", "--no-shrink"});
@@ -412,4 +418,106 @@ TEST_CASE("The sanitize option re-executes the same command without --sanitize",
   }
   setenv("PATH", saved.c_str(), 1);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("A printed shrunk id reruns alone, rebuilt through its parent and the shrinker", "[app][shrink][rerun]") {
+  const auto r = toy::run({});
+  REQUIRE(r.code == 0);
+  const auto& ce = r.report.at("counterexamples").at(0);
+  const std::string shrunk = ce.at("shrunk");
+  CHECK(shrunk == "toy(v=1.2.3,src=shrunk:shrunk:fixture,drop=0,drop=0)");
+  for (const auto& fuzz : {"0", "10"}) {
+    const auto again = toy::run({"--variant", "upstream,fixed", "--case", shrunk, "--fuzz", fuzz});
+    INFO(again.err);
+    REQUIRE(again.code == 0);
+    REQUIRE(again.report.at("cases").size() == 1);
+    CHECK(again.report.at("cases")[0].at("id") == shrunk);
+    CHECK(again.report.at("cases")[0].at("source") == "fixture");
+    CHECK(again.report.at("cases")[0].at("failed_on") == json::array({"upstream"}));
+    CHECK(again.report.at("failures")[0].at("outcome").at("detail") == ce.at("outcome").at("detail"));
+  }
+  // A shrunk id whose step names no candidate of its parent is no case.
+  require_usage_error({"--case", "toy(v=1.2.3,src=shrunk:fixture,drop=7)"}, "matches no case");
+}
+
+TEST_CASE("A shrunk counterexample is written as an input file beside the report and its reproduce lines rerun it",
+          "[app][shrink][rerun]") {
+  const std::string stem = toy::temp_path("ce");
+  const auto r = toy::run({"--report", "json", "--out", stem + ".json"}, {}, false);
+  REQUIRE(r.code == 0);
+  const auto report = json::parse(toy::slurp(stem + ".json"));
+  const auto& ce = report.at("counterexamples").at(0);
+  CHECK(ce.at("input_file") == stem + ".upstream.tpin");
+  CHECK(toy::slurp(stem + ".upstream.tpin") == "tileprobe-input v1\nprobe probe-toy\nlist 3\n");
+  REQUIRE(ce.at("reproduce").size() == 2);
+  CHECK(ce.at("reproduce")[0].get<std::string>().find("--variant upstream,fixed --input " + stem + ".upstream.tpin") !=
+        std::string::npos);
+  const auto again = toy::run({"--variant", "upstream,fixed", "--input", stem + ".upstream.tpin"});
+  REQUIRE(again.code == 0);
+  CHECK(again.report.at("cases")[0].at("failed_on") == json::array({"upstream"}));
+  std::filesystem::remove(stem + ".json");
+  std::filesystem::remove(stem + ".upstream.tpin");
+}
+
+TEST_CASE("A runner that runs out of memory ends the run with exit 3 and one line, never a verdict", "[app]") {
+  toy::config cfg;
+  cfg.out_of_memory_variant = true;
+  const auto r = toy::run({"--variant", "fixed,out-of-memory"}, cfg);
+  CHECK(r.code == 3);
+  CHECK(r.err == "probe-toy: internal error: out of memory\n");
+}
+
+TEST_CASE("Numeric options out of their range exit 2 and say the range", "[app]") {
+  require_usage_error({"--fuzz", "-1"}, "--fuzz '-1': expected a whole number from 0 to 1000000000");
+  require_usage_error({"--fuzz", "18446744073709551615"}, "--fuzz '18446744073709551615'");
+  require_usage_error({"--shrink-budget", "-1"}, "--shrink-budget '-1'");
+  require_usage_error({"--jobs", "0"}, "--jobs '0': expected a whole number from 1 to 1024");
+  require_usage_error({"--batch", "-5"}, "--batch '-5'");
+  require_usage_error({"--no-shrink", "--shrink-budget", "4"}, "contradict");
+}
+
+TEST_CASE("must_catch applies only to the source kinds the run's filters left with cases", "[app][verdict]") {
+  toy::config no_fixture;
+  no_fixture.with_fixture = false;
+  CHECK(toy::run({}, no_fixture).code == 1);  // unfiltered: a kind without cases is a probe defect
+  for (const auto& filter : {std::vector<std::string>{"--fuzz", "0"}, {"--case", "*src=iota*"}, {"--fixture", "x"}}) {
+    const auto r = toy::run(filter, no_fixture);
+    INFO(filter[0]);
+    CHECK(r.code == 0);
+    CHECK(r.report.at("filtered") == true);
+  }
+  // Filtered to adversarial cases only, the kind that has cases must still be caught.
+  const auto clone = toy::run({"--case", "*src=iota*", "--variant", "clone,fixed", "--buggy", "clone"});
+  CHECK(clone.code == 1);
+}
+
+TEST_CASE("A run of more than 10000 cases lists only failing cases, and its counts cover every case", "[app][memory]") {
+  const auto r = toy::run({"--fuzz", "30000", "--no-shrink"});
+  REQUIRE(r.code == 0);
+  const auto& j = r.report;
+  CHECK(j.at("all_cases_listed") == false);
+  std::uint64_t counted = 0;
+  for (const auto& t : j.at("tallies")) counted += t.at("cases").get<std::uint64_t>();
+  CHECK(counted == 30009);
+  CHECK(variant_json(j, "upstream").at("passed").get<std::uint64_t>() +
+            variant_json(j, "upstream").at("failed").get<std::uint64_t>() == 30009);
+  CHECK(j.at("cases").size() < 500);
+  for (const auto& c : j.at("cases")) CHECK(!c.at("failed_on").empty());
+  // The text table still counts every case; the JUnit report says what it does not list.
+  const auto text = toy::run({"--fuzz", "30000", "--no-shrink", "--report", "text"}, {}, false);
+  CHECK(text.out.find("the reports list") != std::string::npos);
+  const std::string xml = toy::temp_path("big.xml");
+  CHECK(toy::run({"--fuzz", "30000", "--no-shrink", "--report", "junit", "--out", xml}, {}, false).code == 0);
+  CHECK(toy::slurp(xml).find("further cases (not listed)") != std::string::npos);
+  std::filesystem::remove(xml);
+}
+
+TEST_CASE("Shards and --case see the same lazily generated fuzz cases as the whole run", "[app][memory]") {
+  const auto whole = lines_of(toy::run({"--list-cases", "--fuzz", "50000"}, {}, false).out);
+  REQUIRE(whole.size() == 50009);
+  const auto shard = lines_of(toy::run({"--list-cases", "--fuzz", "50000", "--shard", "3/7"}, {}, false).out);
+  for (std::size_t k = 0; k < shard.size(); ++k) REQUIRE(shard[k] == whole[k * 7 + 2]);
+  const auto one = toy::run({"--case", whole[40000], "--fuzz", "50000", "--variant", "fixed", "--expect", "pass"});
+  REQUIRE(one.report.at("cases").size() == 1);
+  CHECK(one.report.at("cases")[0].at("id") == whole[40000]);
 }

@@ -61,6 +61,13 @@ TEST_CASE("A case id found in two shards is reported", "[merge]") {
   b.record.cases[0].id = a.record.cases[0].id;
   const auto merged = report::merge_reports({a, b});
   CHECK(mentions(merged[0].problems, "appears in more than one shard"));
+}
+
+TEST_CASE("Shards whose counted cases do not add up to the unsharded list are reported", "[merge]") {
+  auto a = shard_report(1, 2), b = shard_report(2, 2);
+  REQUIRE(!b.record.tallies.empty());
+  b.record.tallies[0].cases -= 1;
+  const auto merged = report::merge_reports({a, b});
   CHECK(mentions(merged[0].problems, "cases are missing"));
 }
 
@@ -72,8 +79,10 @@ TEST_CASE("must_catch is judged over the merged shards", "[merge]") {
   for (auto* part : {&a, &b})
     for (auto& c : part->record.cases)
       if (c.source == probe::source_kind::adversarial) c.passed[0] = 1;  // upstream "no longer fails" adversarial
-  for (auto* part : {&a, &b})
+  for (auto* part : {&a, &b}) {
     for (auto& c : part->record.cases) c.buggy = probe::on_buggy::any;
+    part->record.tallies.clear();  // counted again from the edited rows
+  }
   const auto merged = report::merge_reports({a, b});
   CHECK(mentions(merged[0].record.broken, "buggy variant upstream failed no adversarial case"));
 }
@@ -150,7 +159,7 @@ TEST_CASE("A probe section reads as failed / cases everywhere, explains metrics 
   // The counterexample: ids in a code block, both variants' outputs, a rerun command without the report options.
   const auto ce = doc.find("### Shrunk counterexample");
   REQUIRE(ce != std::string::npos);
-  CHECK(doc.find("```text\nshrunk: toy(v=3,src=shrunk)\n", ce) != std::string::npos);
+  CHECK(doc.find("```text\nshrunk: toy(v=1.2.3,src=shrunk:shrunk:fixture,drop=0,drop=0)\n", ce) != std::string::npos);
   CHECK(doc.find("**On `upstream`: FAIL** (abs_err 3, wrong 1)", ce) != std::string::npos);
   CHECK(doc.find("**On `fixed`: pass** (abs_err 0, wrong 0)", ce) != std::string::npos);
   const auto rerun = doc.find("Rerun the unshrunk case on both variants:\n\n```sh\nprobe-toy --fuzz 20 ", ce);

@@ -127,7 +127,7 @@ TEST_CASE("The Markdown report has the fail->pass table, counterexample and repr
   CHECK(md.find("| group | upstream (buggy) | fixed (fixed) |") != std::string::npos);
   CHECK(md.find("| iota | **2/6** | 6/6 |") != std::string::npos);
   CHECK(md.find("### Counterexamples") != std::string::npos);
-  CHECK(md.find("toy(v=3,src=shrunk)") != std::string::npos);
+  CHECK(md.find("toy(v=1.2.3,src=shrunk:shrunk:fixture,drop=0,drop=0)") != std::string::npos);
   CHECK(md.find("### Reproduce\n\n```sh\nprobe-toy --fuzz 3 --report md --out ") != std::string::npos);
   CHECK(md.find("- git commit: `") != std::string::npos);
   CHECK(md.find("- device: `toy cpu`") != std::string::npos);

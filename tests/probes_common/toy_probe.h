@@ -7,6 +7,8 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -30,8 +32,9 @@ inline std::int64_t sum_upstream(const list& l) {
 }
 inline std::int64_t sum_broken_long(const list& l) { return sum_correct(l) + (l.size() > 5 ? 1 : 0); }
 inline std::int64_t sum_throws(const list&) { throw std::runtime_error("divergent barrier at toy.cu:12"); }
+inline std::int64_t sum_out_of_memory(const list&) { throw std::bad_alloc(); }
 inline const ops upstream_ops{sum_upstream}, fixed_ops{sum_correct}, clone_ops{sum_correct},
-    broken_ops{sum_broken_long}, throws_ops{sum_throws};
+    broken_ops{sum_broken_long}, throws_ops{sum_throws}, oom_ops{sum_out_of_memory};
 
 inline std::string join(const list& l) {
   std::string s;
@@ -47,6 +50,7 @@ struct config {
   std::size_t batch_size = 4;
   std::vector<std::size_t>* batch_sizes_seen = nullptr;
   bool with_fixture = true;
+  bool out_of_memory_variant = false;  // registers "out-of-memory", whose runner throws std::bad_alloc
   bool gpu_available = false;      // what the backend hook says about cuda
   std::vector<std::pair<unsigned, unsigned>>* skews_set = nullptr;  // set: a set_skew hook records its calls here
   std::vector<std::string>* sanitizer_args = nullptr;  // set: a run_under_sanitizer hook records tool, then argv
@@ -59,7 +63,7 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
   using namespace tp::probe;
   a.family("toy").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
       .must_catch({source_kind::fixture, source_kind::adversarial}).default_fuzz(10, 5).batch_size(cfg.batch_size);
-  a.use_variant_provider([](std::string_view family) {
+  a.use_variant_provider([oom = cfg.out_of_memory_variant](std::string_view family) {
     std::vector<registered_variant> v;
     if (family != "toy") return v;
     v.push_back({"toy", "upstream", "cpu", &upstream_ops});
@@ -67,6 +71,7 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     v.push_back({"toy", "clone", "cpu", &clone_ops});
     v.push_back({"toy", "broken-long", "cpu", &broken_ops});
     v.push_back({"toy", "throws", "cpu", &throws_ops});
+    if (oom) v.push_back({"toy", "out-of-memory", "cpu", &oom_ops});
     v.push_back({"toy", "upstream", "cuda", &upstream_ops});
     v.push_back({"toy", "fixed", "cuda", &fixed_ops});
     return v;
@@ -113,21 +118,21 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     for (auto& x : l) x = int(r.range(0, 9));
     out.push_back({.id = case_name("toy")("n", l.size()).seed(seed), .seed = seed, .payload = l});
   });
+  // The toy's input body (tileprobe-input v1): `list V...`, the values summed.
   a.input([](const std::string& path, case_list& out) {
-    std::ifstream in(path);
+    auto f = input_file::read(path, "probe-toy");
+    const auto& r = f.next("list");
     list l;
-    std::string tok;
-    while (in >> tok) {
-      try {
-        std::size_t used = 0;
-        l.push_back(std::stoi(tok, &used));
-        if (used != tok.size()) throw std::invalid_argument(tok);
-      } catch (const std::exception&) {
-        throw usage_error("--input '" + path + "': '" + tok + "' is not an integer");
-      }
-    }
+    for (std::size_t i = 0; i < r.size(); ++i) l.push_back(int(r.integer(i, -1000, 1000)));
+    f.expect_end();
     out.push_back({.id = case_name("toy")("v", join(l))("src", "input"), .payload = l});
   });
+  a.input_text([](const case_def& c) -> std::optional<std::string> {
+    std::vector<std::string> v;
+    for (int x : c.as<list>()) v.push_back(std::to_string(x));
+    return input_writer("probe-toy").record("list", v).str();
+  });
+  a.shrunk_parent([](std::string_view id) { return shrunk_parent(id, 1); });
   const auto one = [](const case_def& c, const variant& v) {
     const list& l = c.as<list>();
     const auto want = sum_correct(l);
@@ -156,7 +161,7 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     for (std::size_t i = 0; l.size() > 1 && i < l.size(); ++i) {
       list s = l;
       s.erase(s.begin() + std::ptrdiff_t(i));
-      smaller.push_back({.id = case_name("toy")("v", join(s))("src", "shrunk"), .source = c.source, .payload = s});
+      smaller.push_back({.id = shrunk_id(c.id, {{"drop", std::to_string(i)}}), .source = c.source, .payload = s});
     }
     return smaller;
   });
