@@ -17,7 +17,7 @@ for probe in ck-idx-swap-xor ck-nibble-overcount ck-phantom-fallback fa-k00-comb
   grep -qxF "| $probe | exit 0 | exit 77 (no HIP device) |" "$s" || bad "probe row for $probe is not 'exit 0 | exit 77 (no HIP device)'"
   [ -f "$out/$probe.cpu.json" ] || bad "no cpu JSON report for $probe"
 done
-sha=$(sha256sum "$out/swmmac-sweep.predicted.txt" 2>/dev/null | cut -d' ' -f1)
+sha=$(sha256sum "$out/swmmac-sweep.predicted.table" 2>/dev/null | cut -d' ' -f1)
 [ -n "$sha" ] && grep -qF "sha256 \`$sha\`" "$s" || bad "the pre-registered table's SHA-256 is not in the summary"
 grep -qF "$sha" "$out/swmmac-sweep.predict.log" || bad "swmmac-sweep --predict did not print the table's SHA-256"
 for line in "## Machine" "## Pre-registered SWMMAC pairing table" "isa-differential on cpu (exit 0)" \
