@@ -9,11 +9,13 @@
 //   - otherwise usable.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tp::hip {
@@ -49,10 +51,18 @@ inline release min_rocm_for(const std::string& arch) {
 // `gfx_target_version` is major*10000 + minor*100 + stepping in decimal, with the minor and stepping digits being
 // the arch name's hexadecimal digits (110000 = gfx1100, 120001 = gfx1201, 90402 = gfx942); CPU nodes have 0.
 inline std::vector<std::string> kfd_gpus(const std::filesystem::path& topology = "/sys/class/kfd/kfd/topology/nodes") {
-  std::vector<std::string> out;
+  // Nodes in the driver's order (node 0, 1, ...): directory iteration order is the file system's, not the driver's.
+  std::vector<std::pair<unsigned long, std::filesystem::path>> nodes;
   std::error_code ec;
   for (const auto& node : std::filesystem::directory_iterator(topology, ec)) {
-    std::ifstream props(node.path() / "properties");
+    const auto stem = node.path().filename().string();
+    if (stem.empty() || stem.find_first_not_of("0123456789") != std::string::npos) continue;
+    nodes.emplace_back(std::stoul(stem), node.path());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  std::vector<std::string> out;
+  for (const auto& [index, path] : nodes) {
+    std::ifstream props(path / "properties");
     for (std::string key; props >> key;) {
       unsigned long v = 0;
       props >> v;
