@@ -33,8 +33,10 @@ using tp::fattn::configs;
 // One geometry + data recipe; every field appears in the case id, so the id alone rebuilds the case.
 struct geometry {
   int config = 0;
-  int n_q = 64, n_kv = 128, n_tail = 16, n_head = 1;  // n_tail 0: body only, no tail merge
-  int cus = 96, occupancy = 1;         // device_model: max resident blocks = cus·occupancy
+  int n_q = 64, n_kv = 128, n_tail = 16, n_head = 1;  // n_tail 0: body only, no tail merge; n_head: K/V heads
+  int gqa = 1, ncols2 = 1;             // Q heads per K/V head; Q heads per tile (ncols1 = ncols / ncols2 tokens)
+  tp::fattn::kernel_kind kernel = tp::fattn::kernel_kind::kvarn_kvarn;
+  int cus = 48, occupancy = 1;         // device_model: max resident blocks = cus·occupancy (api.h: gfx1100 defaults)
   std::string data = "random";         // random | fixture
   std::uint64_t data_seed = 1;
   double q_gain = 1.0;                 // fixture Q is small; a larger gain makes the softmax peaked (said in the id)
@@ -43,6 +45,7 @@ struct geometry {
 
 inline int dkq(const geometry& g) { return configs[g.config].DKQ; }
 inline int dv(const geometry& g) { return configs[g.config].DV; }
+inline int q_heads(const geometry& g) { return g.n_head * g.gqa; }
 
 struct prepared {
   std::vector<float> q, kb, vb, kt, vt;
@@ -51,8 +54,9 @@ struct prepared {
   tp::fattn::problem problem(const geometry& g) const {
     tp::fattn::problem p;
     p.n_q = g.n_q; p.n_kv = g.n_kv; p.n_tail = g.n_tail; p.n_head = g.n_head;
+    p.gqa = g.gqa; p.ncols2 = g.ncols2;
     p.scale = float(1.0 / std::sqrt(double(dkq(g))));
-    p.is_kvarn_kv = true;
+    p.kernel = g.kernel;
     p.q = q; p.k_body = kb; p.v_body = vb; p.k_tail = kt; p.v_tail = vt;
     return p;
   }
@@ -84,17 +88,24 @@ std::vector<geometry> shrink_geometry(const geometry& g);
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole);
 
 
-// --ladder: head dim 128/256/512 x KV length 256..8192 (the upstream accuracy ladder), one whole tile on one block,
-// RMSE of each variant against the fp64 oracle per cell. `sched` is the emulator policy (the race probe uses the
-// adversarial one). Returns -1 when --ladder is absent (run the probe normally), else the exit code.
-int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail);
+// --ladder: head dim 128/256/512 x KV length 256..max_kv (the upstream accuracy ladder), one whole tile on one block,
+// RMSE of each variant against the fp64 oracle per cell, printed to stdout. `sched` is the emulator policy (the race
+// probe uses the adversarial one). Registered as CLI11 options by add_ladder_options; run from the app's before_run
+// hook (nothing else runs), so its exit code is the probe's: 0, or 2 for a variant that is not built.
+struct ladder_options {
+  bool on = false;
+  int max_kv = 8192;
+};
+void add_ladder_options(tp::probe::app& app, ladder_options& lo);
+int run_ladder(const std::vector<std::string>& variants, const char* probe, const char* sched, int n_tail,
+               int max_kv);
 
 // --bench companion: tiles per second of the variant's run() (body, fixup, tail and merge kernels on the emulator;
-// oracle and checks excluded), per variant, shrink runs included. Printed after the run when --bench is given.
+// oracle and checks excluded), per variant, shrink runs included; shown as report notes when --bench is given.
 struct tile_bench {
   std::map<std::string, std::pair<long long, double>> per_variant;  // tiles, seconds
   void add(const std::string& variant, long long tiles, double seconds);
-  void print_if_asked(int argc, char** argv) const;
+  std::vector<std::string> lines() const;
 };
 
 }  // namespace fa_probe
