@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "probes/fa_support/fa_input.h"
 #include "probes/fa_support/fa_support.h"
 #include "simt/cpu/emulator.h"
 #include "simt/registry.h"
@@ -218,9 +219,24 @@ int main(int argc, char** argv) {
     for (const geometry& g : shrink_geometry(c.g)) {
       race_case s = c;
       s.g = g;
-      out.push_back({.id = case_id(s), .source = cd.source, .group = cd.group, .payload = s});
+      out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(g)}}), .source = cd.source,
+                     .group = cd.group, .payload = s});
     }
     return out;
+  });
+  probe.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
+  probe.input([](const std::string& path, case_list& out) {
+    const input_case ic = read_input(path, probe_name, true);
+    race_case c{ic.g, *ic.sched, ic.sched_seed};
+    auto n = geometry_id(probe_name, c.g);
+    n("sched", tp::cpu::to_string(c.sched));
+    if (c.sched == policy::random) n("sseed", c.sched_seed);
+    if (!c.g.given) n("src", ic.label);
+    out.push_back({.id = n.str(), .group = "input", .payload = c});
+  });
+  probe.input_text([](const case_def& cd) -> std::optional<std::string> {
+    const race_case& c = cd.as<race_case>();
+    return fa_probe::input_text(probe_name, c.g, c.sched, c.sched_seed);
   });
   return probe.main(argc, argv);
 }

@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "probes/fa_support/fa_input.h"
 #include "probes/fa_support/fa_support.h"
 #include "simt/cpu/emulator.h"
 #include "simt/registry.h"
@@ -369,8 +370,20 @@ int main(int argc, char** argv) {
   probe.shrinker([](const case_def& cd) {
     case_list out;
     for (const geometry& g : shrink_geometry(cd.as<geometry>()))
-      out.push_back({.id = case_id(g), .source = cd.source, .group = cd.group, .payload = g});
+      out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(g)}}), .source = cd.source,
+                     .group = cd.group, .payload = g});
     return out;
+  });
+  probe.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
+  probe.input([](const std::string& path, case_list& out) {
+    const input_case ic = read_input(path, probe_name, false);
+    auto n = geometry_id(probe_name, ic.g);
+    n("ub", ic.g.n_q);
+    if (!ic.g.given) n("src", ic.label);
+    out.push_back({.id = n.str(), .group = "input", .payload = ic.g});
+  });
+  probe.input_text([](const case_def& cd) -> std::optional<std::string> {
+    return fa_probe::input_text(probe_name, cd.as<geometry>(), std::nullopt, 0);
   });
   return probe.main(argc, argv);
 }

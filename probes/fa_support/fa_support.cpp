@@ -131,12 +131,17 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
       for (auto& x : out) x = to_fp16_value(n.next() * (which == 0 ? g.q_gain : 1.0));
     }
   };
-  fill(p->q, g.n_q, D, 0);
-  fill(p->kb, g.n_kv, D, 1);
-  fill(p->vb, g.n_kv, Dv, 2);
-  fill(p->kt, g.n_tail, D, 3);
-  fill(p->vt, g.n_tail, Dv, 4);
-  if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+  if (g.data == "given") {
+    if (!g.given) throw tp::probe::internal_error("fa geometry with data=given but no data");
+    p->q = g.given->q; p->kb = g.given->kb; p->vb = g.given->vb; p->kt = g.given->kt; p->vt = g.given->vt;
+  } else {
+    fill(p->q, g.n_q, D, 0);
+    fill(p->kb, g.n_kv, D, 1);
+    fill(p->vb, g.n_kv, Dv, 2);
+    fill(p->kt, g.n_tail, D, 3);
+    fill(p->vt, g.n_tail, Dv, 4);
+    if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+  }
 
   const double scale = double(float(1.0 / std::sqrt(double(D))));
   p->ref.assign((std::size_t)q_heads(g) * g.n_q * Dv, 0.0);
@@ -192,7 +197,7 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
   n("cfg", configs[g.config].name)("kernel", tp::fattn::to_string(g.kernel))("nq", g.n_q)("nkv", g.n_kv)(
       "tail", g.n_tail)("heads", g.n_head);
   if (g.gqa != 1 || g.ncols2 != 1) n("gqa", g.gqa)("ncols2", g.ncols2);
-  n("cus", g.cus)("occ", g.occupancy)("data", g.data);
+  n("cus", g.cus)("occ", g.occupancy)("data", g.data == "given" && g.given ? g.given->label : g.data);
   if (g.data == "random") n("dseed", g.data_seed);
   if (g.q_gain != 1.0) n("qgain", g.q_gain);
   if (!g.kvarn) n("kvarn", false);
@@ -201,6 +206,10 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
 
 std::vector<geometry> shrink_geometry(const geometry& g) {
   std::vector<geometry> out;
+  if (g.given) {  // given rows fix the sizes: only the device can shrink
+    if (g.cus > 1) { auto s = g; s.cus = 1; s.occupancy = 1; out.push_back(s); }
+    return out;
+  }
   const int ncols1 = configs[g.config].ncols / g.ncols2, nb = configs[g.config].nbatch_fa;
   auto push = [&](geometry s) { out.push_back(s); };
   const int kv_min = g.kvarn ? 128 : nb;
@@ -223,6 +232,11 @@ std::vector<geometry> shrink_geometry(const geometry& g) {
   if (g.n_tail > 1) { auto s = g; s.n_tail = 1; push(s); }
   if (g.cus > 1) { auto s = g; s.cus = g.cus / 2; push(s); s = g; s.cus -= 1; push(s); }
   return out;
+}
+
+std::string shrink_step(const geometry& g) {
+  return "h" + std::to_string(g.n_head) + ".q" + std::to_string(g.n_q) + ".kv" + std::to_string(g.n_kv) + ".t" +
+         std::to_string(g.n_tail) + ".c" + std::to_string(g.cus) + ".o" + std::to_string(g.occupancy);
 }
 
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole) {

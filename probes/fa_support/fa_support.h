@@ -41,6 +41,12 @@ struct geometry {
   std::uint64_t data_seed = 1;
   double q_gain = 1.0;                 // fixture Q is small; a larger gain makes the softmax peaked (said in the id)
   bool kvarn = true;                   // quantise the body KVarN-style (reference/kvarn.h)
+  // data == "given": the rows an input file gave, used as they are (no KVarN step); `label` names the file in ids.
+  struct given_data {
+    std::string label;
+    std::vector<float> q, kb, vb, kt, vt;
+  };
+  std::shared_ptr<const given_data> given;
 };
 
 inline int dkq(const geometry& g) { return configs[g.config].DKQ; }
@@ -83,6 +89,10 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g);
 // Smaller geometries, most aggressive first: all at the floor, then fewer heads, fewer tiles, shorter KV, shorter
 // tail, fewer blocks.
 std::vector<geometry> shrink_geometry(const geometry& g);
+
+// The one field a shrink step adds to its candidate's id (probe::shrunk_id(parent, {{"to", shrink_step(g)}})): the
+// sizes that changed, so the id differs from its parent's and shrunk_parent(id, 1) finds the parent.
+std::string shrink_step(const geometry& g);
 
 // Per tile: its rows (h·n_q + q) in the output.
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole);
