@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "probes/common/input_file.h"
+#include "reference/codecs.h"
 
 namespace fa_probe {
 
@@ -37,6 +38,7 @@ std::string float_text(float v) {
 }
 
 const policy policy_values[] = {policy::in_order, policy::reverse, policy::random, policy::adversarial};
+const char* const policy_names[] = {"in_order", "reverse", "random", "adversarial"};
 
 // `count` rows of `key`, each `key I R v1 .. v_width` with I in [0, outer) and R in [0, inner) in order.
 void read_rows(input_file& f, std::string_view key, int outer, int inner, int width, std::vector<float>& out) {
@@ -50,7 +52,7 @@ void read_rows(input_file& f, std::string_view key, int outer, int inner, int wi
                  " ...' here (rows in order: head, then row)");
       for (int d = 0; d < width; ++d) {
         const double v = rec.number(std::size_t(2 + d));
-        const float h = to_fp16_value(v);
+        const float h = tp::ref::fp16_to_float(tp::ref::double_to_fp16(v, true));  // fp16 round to nearest
         if (double(h) != v) {
           std::string msg = "'";  // built by appending: GCC 12 warns (-Wrestrict, a false positive) on a + chain here
           msg.append(key).append("' value ").append(std::to_string(d + 3)).append(" '").append(rec.word(2 + d));
@@ -140,7 +142,7 @@ input_case read_body(input_file& f, bool with_schedule) {
   if (const auto* r = with_schedule ? &f.next("schedule") : f.next_if("schedule")) {
     if (!with_schedule) r->fail("this probe runs the in-order schedule; 'schedule' is fa-k00-combine-race's record");
     r->expect_at_least(1);
-    const std::size_t p = r->choice(0, {"in_order", "reverse", "random", "adversarial"});
+    const std::size_t p = r->choice(0, {policy_names[0], policy_names[1], policy_names[2], policy_names[3]});
     ic.sched = policy_values[p];
     if (ic.sched == policy::random) {
       r->expect_size(2);
@@ -157,6 +159,12 @@ input_case read_body(input_file& f, bool with_schedule) {
 }
 
 }  // namespace
+
+const char* schedule_name(tp::cpu::policy p) {
+  for (int i = 0; i < 4; ++i)
+    if (policy_values[i] == p) return policy_names[i];
+  return "?";
+}
 
 input_case read_input_text(std::string_view text, const std::string& name, const std::string& probe_name,
                            bool with_schedule) {
@@ -204,7 +212,7 @@ std::string input_text(const std::string& probe_name, const geometry& g, std::op
     rows("v-tail", g.given->vt, g.n_head, g.n_tail, dv(g));
   }
   if (sched) {
-    std::vector<std::string> s{tp::cpu::to_string(*sched)};
+    std::vector<std::string> s{schedule_name(*sched)};
     if (*sched == policy::random) s.push_back(std::to_string(sched_seed));
     w.record("schedule", s);
   }

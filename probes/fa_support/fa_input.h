@@ -40,6 +40,9 @@ struct input_case {
 input_case read_input(const std::string& path, const std::string& probe_name, bool with_schedule);
 input_case read_input_text(std::string_view text, const std::string& name, const std::string& probe_name,
                            bool with_schedule);
+// The schedule's name as the `schedule` record spells it (tp::cpu::to_string's names; here without linking the
+// emulator, so the fuzz target builds from the reader's sources alone).
+const char* schedule_name(tp::cpu::policy p);
 // The file that reruns a case (its data seeded or given), with its schedule when given.
 std::string input_text(const std::string& probe_name, const geometry& g, std::optional<tp::cpu::policy> sched,
                        std::uint64_t sched_seed);
