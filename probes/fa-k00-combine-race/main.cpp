@@ -34,19 +34,6 @@ struct race_case {
 const char* const probe_name = "fa-k00-combine-race";
 const policy all_policies[] = {policy::in_order, policy::reverse, policy::random, policy::adversarial};
 
-// The run's state, owned by main and captured by the runner: the oracle cache (each variant of a batch and every
-// shrink candidate reuse a geometry's data; a run's geometries are few and small) and the --bench tallies.
-struct run_state {
-  std::map<std::string, std::shared_ptr<const prepared>> cache;
-  tile_bench bench;
-  std::shared_ptr<const prepared> data_for(const geometry& g) {
-    const std::string key = geometry_id("data", g).str();
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-    if (cache.size() > 64) cache.clear();
-    return cache[key] = prepare(g);
-  }
-};
-
 std::string case_id(const race_case& c) {
   auto n = geometry_id(probe_name, c.g);
   n("sched", tp::cpu::to_string(c.sched));
@@ -159,17 +146,12 @@ int main(int argc, char** argv) {
                    .payload = c});
   });
 
-  run_state st;
-  ladder_options ladder;
-  add_ladder_options(probe, ladder);
-  probe.before_run([&](const case_list&) -> std::optional<int> {
-    if (!ladder.on) return std::nullopt;
-    return run_ladder(probe.opts().variants, probe_name, "adversarial", 0, ladder.max_kv);
-  });
-  probe.notes([&] { return probe.opts().bench ? st.bench.lines() : std::vector<std::string>{}; });
-  probe.runner([&probe, &st](const case_def& cd, const variant& v) {
+  common_state st;
+  data_cache cache(64);  // a run's geometries are few and small
+  install_common(probe, st, probe_name, "adversarial", 0, {});
+  probe.runner([&probe, &st, &cache](const case_def& cd, const variant& v) {
     const race_case& c = cd.as<race_case>();
-    const auto data = st.data_for(c.g);
+    const auto data = cache.get(c.g);
     const auto& ops = v.ops_as<tp::fattn::ops>();
     const bool cpu = probe.opts().backend == "cpu";
     if (cpu) {
@@ -215,16 +197,8 @@ int main(int argc, char** argv) {
   });
   probe.shrinker([](const case_def& cd) {
     const race_case& c = cd.as<race_case>();
-    case_list out;
-    for (const geometry& g : shrink_geometry(c.g)) {
-      race_case s = c;
-      s.g = g;
-      out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(g)}}), .source = cd.source,
-                     .group = cd.group, .payload = s});
-    }
-    return out;
+    return shrink_cases<race_case>(cd, c.g, [&c](const geometry& g) { return race_case{g, c.sched, c.sched_seed}; });
   });
-  probe.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
   probe.input([](const std::string& path, case_list& out) {
     const input_case ic = read_input(path, probe_name, true);
     race_case c{ic.g, *ic.sched, ic.sched_seed};

@@ -47,21 +47,14 @@ const int pr_ubs[] = {16, 32, 64, 96, 128};
 struct run_state {
   int cus = 48, occupancy = 1;
   std::string meta_init = "memset";
-  std::map<std::string, std::shared_ptr<const prepared>> cache;
-  tile_bench bench;
+  // Holds a whole run's data (a few MB per case), so the reference rerun of a counterexample finds it too.
+  data_cache cache{32};
+  common_state common;
   // sweep row -> ub -> variant -> failed (only the sweep's own cases, not shrink candidates or fuzz)
   struct point { int tiles = 0, blocks = 0, whole = 0; std::string fixup; std::map<std::string, bool> failed; };
   std::map<std::string, std::map<int, point>> sweep;
   std::vector<std::string> sweep_ids;  // ids of the sweep's cases, to tell them from shrink candidates
 
-  std::shared_ptr<const prepared> data_for(const geometry& g) {
-    const std::string key = geometry_id("data", g).str();
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-    // Holds a whole run's data (a few MB per case): the variants of a batch, the shrinker and the reference re-run
-    // of a counterexample all come back to the same geometries; shrink candidates beyond that evict everything.
-    if (cache.size() > 32) cache.clear();
-    return cache[key] = prepare(g);
-  }
 };
 
 tp::fattn::launch_plan plan_of(const geometry& g) {
@@ -157,8 +150,6 @@ int main(int argc, char** argv) {
                   "poisoned on cpu, uninitialised device memory on GPUs, for compute-sanitizer initcheck)")
       ->check(CLI::IsMember({"memset", "none"}))
       ->capture_default_str();
-  ladder_options ladder;
-  add_ladder_options(probe, ladder);
 
   probe.source(source_kind::adversarial, [&st](case_list& out) {
     // PR #149's geometry on the --cus x --occupancy device (gfx1100 by default). Its kernel has the k00 race too
@@ -226,14 +217,9 @@ int main(int argc, char** argv) {
     out.push_back({.id = geometry_id(probe_name, g)("ub", g.n_q).seed(seed).str(), .seed = seed, .payload = g});
   });
 
-  probe.before_run([&](const case_list&) -> std::optional<int> {
-    if (!ladder.on) return std::nullopt;
-    return run_ladder(probe.opts().variants, probe_name, "in_order", 32, ladder.max_kv);
-  });
-
   probe.runner([&probe, &st](const case_def& cd, const variant& v) {
     const geometry& g = cd.as<geometry>();
-    const auto data = st.data_for(g);
+    const auto data = st.cache.get(g);
     const bool cpu = probe.opts().backend == "cpu";
     if (cpu) {
       tp::cpu::run_options ro;
@@ -246,7 +232,7 @@ int main(int argc, char** argv) {
     const auto r = v.ops_as<tp::fattn::ops>().run(g.config, data->problem(g),
                                                   tp::fattn::device_model{g.cus, g.occupancy, true},
                                                   tp::fattn::run_options{.memset_body_meta = meta_memset});
-    st.bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    st.common.bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const auto rc = check_rows(r.out, *data, dv(g));
     outcome o;
     if (cpu) o.hazards = fa_probe::take_cpu_hazards(2);
@@ -328,7 +314,7 @@ int main(int argc, char** argv) {
   });
 
   // The sweep tables and edges, from the runs above; the PR geometry at a long KV from the launch logic alone.
-  probe.notes([&probe, &st] {
+  install_common(probe, st.common, probe_name, "in_order", 32, [&probe, &st] {
     std::vector<std::string> out;
     char line[200];
     for (const auto& [row, points] : st.sweep) {
@@ -363,18 +349,11 @@ int main(int argc, char** argv) {
       out.push_back("launch logic only, " + sweep_row(pr_geometry(st, 8, n_kv)) +
                     ", ub 8..128 step 8 and 256..2048, wrong = a whole tile in the plan: " + edge_of(pts));
     }
-    if (probe.opts().bench)
-      for (auto& l : st.bench.lines()) out.push_back(l);
     return out;
   });
   probe.shrinker([](const case_def& cd) {
-    case_list out;
-    for (const geometry& g : shrink_geometry(cd.as<geometry>()))
-      out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(g)}}), .source = cd.source,
-                     .group = cd.group, .payload = g});
-    return out;
+    return shrink_cases<geometry>(cd, cd.as<geometry>(), [](const geometry& g) { return g; });
   });
-  probe.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
   probe.input([](const std::string& path, case_list& out) {
     const input_case ic = read_input(path, probe_name, false);
     auto n = geometry_id(probe_name, ic.g);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 #include <sstream>
 
@@ -320,6 +321,29 @@ std::vector<std::string> tile_bench::lines() const {
     out.emplace_back(line);
   }
   return out;
+}
+
+std::shared_ptr<const prepared> data_cache::get(const geometry& g) {
+  const std::string key = geometry_id("data", g).str();
+  if (auto it = map_.find(key); it != map_.end()) return it->second;
+  if (map_.size() >= cap_) map_.clear();
+  return map_[key] = prepare(g);
+}
+
+void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
+                    std::function<std::vector<std::string>()> probe_notes) {
+  add_ladder_options(app, st.ladder);
+  app.before_run([&app, &st, probe, ladder_sched, ladder_tail](const tp::probe::case_list&) -> std::optional<int> {
+    if (!st.ladder.on) return std::nullopt;
+    return run_ladder(app.opts().variants, probe, ladder_sched, ladder_tail, st.ladder.max_kv);
+  });
+  app.notes([&app, &st, probe_notes = std::move(probe_notes)] {
+    std::vector<std::string> out = probe_notes ? probe_notes() : std::vector<std::string>{};
+    if (app.opts().bench)
+      for (auto& l : st.bench.lines()) out.push_back(l);
+    return out;
+  });
+  app.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
 }
 
 tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs) {

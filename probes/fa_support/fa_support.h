@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -117,5 +118,38 @@ struct tile_bench {
   void add(const std::string& variant, long long tiles, double seconds);
   std::vector<std::string> lines() const;
 };
+
+// The oracle data of a run's geometries: each variant of a batch, every shrink candidate and the reference rerun of a
+// counterexample come back to the same few; holds at most `cap` (then starts over).
+class data_cache {
+ public:
+  explicit data_cache(std::size_t cap) : cap_(cap) {}
+  std::shared_ptr<const prepared> get(const geometry& g);
+
+ private:
+  std::size_t cap_;
+  std::map<std::string, std::shared_ptr<const prepared>> map_;
+};
+
+// What both fa probes wire the same way, owned by their main: --ladder / --ladder-max-kv (run from before_run,
+// nothing else runs), the --bench tiles/s lines after the probe's own notes, and shrunk ids that name their parent
+// (probe::shrunk_parent(id, 1), matching shrink_cases).
+struct common_state {
+  ladder_options ladder;
+  tile_bench bench;
+};
+void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
+                    std::function<std::vector<std::string>()> probe_notes);
+
+// The shrinker's candidates for a case whose payload carries geometry `g`: `with(g')` builds the payload of a
+// smaller geometry; ids are probe::shrunk_id(parent, {{"to", shrink_step(g')}}).
+template <class Payload, class With>
+tp::probe::case_list shrink_cases(const tp::probe::case_def& cd, const geometry& g, With with) {
+  tp::probe::case_list out;
+  for (const geometry& s : shrink_geometry(g))
+    out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(s)}}), .source = cd.source,
+                   .group = cd.group, .payload = Payload(with(s))});
+  return out;
+}
 
 }  // namespace fa_probe
