@@ -12,7 +12,12 @@
 
 int main(int argc, char** argv) {
   const std::string kind = argc >= 3 ? argv[1] : "";
-  if (kind != "input" && kind != "manifest" && kind != "fa-input") {
+#ifdef TP_FUZZ_WITH_FA
+  const bool fa_built = true;
+#else
+  const bool fa_built = false;  // tp-fuzz-replay: the ck reader and the manifest; tp-fuzz-replay-fa adds fa-input
+#endif
+  if (kind != "input" && kind != "manifest" && !(fa_built && kind == "fa-input")) {
     std::fprintf(stderr, "usage: tp-fuzz-replay input|manifest|fa-input FILE...\n");
     return 2;
   }
@@ -28,7 +33,11 @@ int main(int argc, char** argv) {
     const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
     const int rc = kind == "input"      ? tp::fuzz::input_file(data, bytes.size(), &message)
                    : kind == "manifest" ? tp::fuzz::manifest(data, bytes.size(), &message)
+#ifdef TP_FUZZ_WITH_FA
                                         : tp::fuzz::fa_input_file(data, bytes.size(), &message);
+#else
+                                        : 2;
+#endif
     (rc == 0 ? accepted : rejected) += 1;
     std::printf("%s: %s: %s\n", argv[i], rc == 0 ? "accepted" : "rejected", message.substr(0, 200).c_str());
   }
