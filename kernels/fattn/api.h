@@ -5,7 +5,8 @@
 // The model keeps upstream's names and phases (spec/fattn.md §3.4-§3.6, §5) and simplifies where the bugs do not
 // live: plain fp32 dot products instead of MMA tiles, fp32 accumulators, Q/K/V stored as fp32 holding fp16 values,
 // K and V read straight from global memory (upstream stages them through tile_K/tile_V; only tile_Q matters here),
-// no mask, no sinks, no GQA packing (ncols2 = 1: one Q head per K/V head).
+// no mask, no sinks. GQA packing is modelled (ncols = ncols1 · ncols2: a tile is ncols1 tokens × ncols2 Q heads of one
+// K/V head, heads past gqa padded and never stored), and so are the three kernel kinds of kernel_kind.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,8 @@ struct kernel_config {
   int ncols;           // Q columns (tokens) per tile
   int nwarps;
   int cols_per_warp;   // T_B_KQ::I
-  int nbatch_fa;       // KV rows per softmax step; upstream tabulates 64..128, we use 32 to keep the emulator fast
+  int nbatch_fa;       // KV rows per softmax step; upstream's RDNA value where the row is the PR's kernel, else 32
+                       // (smaller than upstream's 64..128, to keep the emulator fast; it moves no barrier)
   int nbatch_combine;  // half2 columns of VKQ per combine pass
   constexpr int np() const { return cols_per_warp > ncols ? nwarps : nwarps * cols_per_warp / ncols; }
   constexpr int combine_iters() const { return (DV / 2) / nbatch_combine; }
@@ -34,8 +36,9 @@ struct kernel_config {
 
 // The configurations of spec §4.2. Warps, cols_per_warp, np and combine iterations are exactly as tabulated.
 inline constexpr kernel_config configs[] = {
-    // race-prone: np 1, 2 iterations (live in pre-fix beellama once the KVarN route lifts the DKQ>128 gate)
-    {"rdna-d256-ncols64", 256, 256, 64, 4, 16, 32, 64},
+    // race-prone: np 1, 2 iterations (live in pre-fix beellama once the KVarN route lifts the DKQ>128 gate). The KVarN
+    // prefill kernel PR #149 ran: RDNA's D256 ncols-64 row, 128 threads, nbatch_fa 64, nbatch_combine 64.
+    {"rdna-d256-ncols64", 256, 256, 64, 4, 16, 64, 64},
     // np 2: the pre-fix `if (np > 1)` barrier fires, safe
     {"rdna-d256-ncols32", 256, 256, 32, 4, 16, 32, 64},
     // D128: nbatch_combine 64 = DV/2, one iteration; np 1: only the inter-tile race can bite
@@ -58,12 +61,46 @@ inline int find_config(std::string_view name) {
   return -1;
 }
 
-// A gfx1100-like device as launch_fattn sees it: max resident blocks = nsm * max_blocks_per_sm.
+// A gfx1100-like device as launch_fattn sees it: max resident blocks = nsm * max_blocks_per_sm. Defaults: an RX 7900
+// XTX (gfx1100) as the pre-fix launch sees it (docs/bugs/fattn-kernel.md §7): nsm is the runtime's
+// multiProcessorCount, which HIP reports as 48 there (one per WGP in the default WGP mode); max_blocks_per_sm is the
+// runtime's occupancy answer for the KVarN D256 prefill kernel, one block (its ~38 KB of shared memory plus its
+// registers; an inference, which the PR's own ubatch edge corroborates).
 struct device_model {
-  int nsm = 96;                // RX 7900 XTX: 96 CUs (48 WGPs; spec §11 Q1 leaves which one HIP reports open)
-  int max_blocks_per_sm = 1;   // occupancy of the D256 kernels
-  bool stream_k_always = true; // "on any AMD WMMA device" (spec §3.6)
+  int nsm = 48;
+  int max_blocks_per_sm = 1;
+  bool stream_k_always = true; // "on any AMD WMMA device" (launch_fattn's use_stream_k)
 };
+
+// The kernel instantiation by K/V types (upstream: flash_attn_ext_f16_process_tile's type_K, type_V template
+// arguments). Two properties follow from it:
+//   is_kvarn_kv (K or V is a KVarN type): the nstages-0 KVarN load path, and pre-fix the whole-tile dst_final_meta
+//     stores are gated off (bug B);
+//   both K and V KVarN (the rotated domain): the tile begins with thread 0 writing the record-axis group tags into
+//     shared memory past tile_mask, then a __syncthreads() -- an entry barrier that separates consecutive tiles of
+//     one stream-k block, so the inter-tile race (patch 0002) cannot happen in this kernel.
+// On HIP the KVarN attention domain is always the rotated one, so ROCm runs kvarn_kvarn; the original-V domain
+// (kvarn_k_original_v) is CUDA-only; f16 is the plain kernel (no KVarN, no tail merge upstream).
+enum class kernel_kind { f16, kvarn_kvarn, kvarn_k_original_v };
+inline const char* to_string(kernel_kind k) {
+  switch (k) {
+    case kernel_kind::f16: return "f16";
+    case kernel_kind::kvarn_kvarn: return "kvarn-kvarn";
+    case kernel_kind::kvarn_k_original_v: return "kvarn-k-orig-v";
+  }
+  return "?";
+}
+// false if `name` is none of to_string's answers.
+inline bool parse_kernel_kind(std::string_view name, kernel_kind& out) {
+  for (kernel_kind k : {kernel_kind::f16, kernel_kind::kvarn_kvarn, kernel_kind::kvarn_k_original_v})
+    if (name == to_string(k)) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+inline bool is_kvarn_kv(kernel_kind k) { return k != kernel_kind::f16; }
+inline bool has_entry_barrier(kernel_kind k) { return k == kernel_kind::kvarn_kvarn; }
 
 enum class fixup_kind { none, uniform, general };
 inline const char* to_string(fixup_kind f) {
@@ -77,21 +114,23 @@ inline const char* to_string(fixup_kind f) {
 
 // launch_fattn's decisions for one problem (computed by the variant, so a patch could change it).
 struct launch_plan {
-  int iter_k = 0, iter_j = 0, ntiles = 0;  // ntiles = ntiles_dst = iter_j * n_head
+  int iter_k = 0, iter_j = 0, iter_z = 0, ntiles = 0;  // ntiles = ntiles_dst = iter_j * iter_z * n_head
   long long units = 0;                     // iter_k * ntiles
   int blocks = 0;
   bool stream_k = true;
   fixup_kind fixup = fixup_kind::none;
 };
 
-// One attention problem: n_head heads, each with its own K/V (ncols2 = 1). Row-major, fp32 holding fp16 values:
-//   q      [n_head][n_q][DKQ]        k_body [n_head][n_kv][DKQ]    v_body [n_head][n_kv][DV]
+// One attention problem: n_head K/V heads, each shared by gqa Q heads (Q head hq uses K/V head hq / gqa). Row-major,
+// fp32 holding fp16 values:
+//   q      [n_head·gqa][n_q][DKQ]    k_body [n_head][n_kv][DKQ]    v_body [n_head][n_kv][DV]
 //   k_tail [n_head][n_tail][DKQ]     v_tail [n_head][n_tail][DV]
-// Output row r = h*n_q + q.
+// Output row r = hq*n_q + q. ncols2 is the launch's GQA packing (Q heads per tile; ncols1 = ncols / ncols2 tokens).
 struct problem {
   int n_q = 0, n_kv = 0, n_tail = 0, n_head = 1;
+  int gqa = 1, ncols2 = 1;
   float scale = 0.0f;      // applied to Q in P0 (upstream: 1/sqrt(DKQ))
-  bool is_kvarn_kv = true; // the body K/V are KVarN records (gates the whole-tile meta stores pre-fix)
+  kernel_kind kernel = kernel_kind::kvarn_kvarn;
   std::span<const float> q, k_body, v_body, k_tail, v_tail;
 };
 

@@ -62,23 +62,37 @@ TP_DEVICE void fa_warp_sum(float (&v)[N]) {
 // Unit arithmetic of the stream-k split (spec §3.5): block b owns units [b·U/G, (b+1)·U/G).
 TP_DEVICE long long fa_kbc_begin(int b, long long units, int blocks) { return (long long)b * units / blocks; }
 
+// Where tiles and their columns land (upstream flash_attn_ext_f16's kbc decomposition, GQA packing): tile
+// t = (z_KV·iter_z + zt_gqa)·iter_j + jt; column jc of a tile is token j = jc / ncols2, head c = jc % ncols2, i.e.
+// token jt·ncols1 + j of Q head z_KV·gqa + zt_gqa·ncols2 + c, valid while that token exists and zt_gqa·ncols2 + c <
+// gqa (padding heads are neither loaded nor stored). Output row = Q head · n_q + token.
+struct fa_tiling {
+  int n_q, gqa, ncols1, ncols2, iter_j, iter_z;
+  TP_DEVICE int kv_head(int tile) const { return tile / (iter_z * iter_j); }
+  // -1 for a padding column.
+  TP_DEVICE long long row(int tile, int jc) const {
+    const int jt = tile % iter_j, zt = (tile / iter_j) % iter_z;
+    const int q = jt * ncols1 + jc / ncols2, c = zt * ncols2 + jc % ncols2;
+    if (q >= n_q || c >= gqa) return -1;
+    return ((long long)kv_head(tile) * gqa + c) * n_q + q;
+  }
+};
+
 // flash_attn_stream_k_fixup_uniform: blocks % ntiles == 0 && blocks > ntiles, so every tile is split over exactly
 // blocks/ntiles blocks. One block of one warp per tile: start from the last block's unnormalised dst piece and its
 // needs_fixup meta, fold the earlier blocks' fixup data in reverse, write O = A/L and the final (M, L).
 template <int DV, int ncols>
 TP_GLOBAL void flash_attn_stream_k_fixup_uniform(tp::gmem<float> dst, tp::gmem<float> dst_final_meta,
-                                                 tp::gmem<float> fix_meta, tp::gmem<float> fix_data, int n_q,
-                                                 int iter_j, int stream_k_blocks) {
+                                                 tp::gmem<float> fix_meta, tp::gmem<float> fix_data, fa_tiling tl,
+                                                 int stream_k_blocks) {
   const int tile = int(tp::block_idx());
   const int lane = int(tp::lane_id());
   const int ntiles = int(tp::grid_dim());
   const int per_tile = stream_k_blocks / ntiles;
   const int b_last = tile * per_tile + per_tile - 1;
-  const int head = tile / iter_j, jt = tile % iter_j;
   for (int jc = 0; jc < ncols; ++jc) {
-    const int q = jt * ncols + jc;
-    if (q >= n_q) break;
-    const long long row = (long long)head * n_q + q;
+    const long long row = tl.row(tile, jc);
+    if (row < 0) continue;
     float M = fix_meta.ld(2 * ((long long)b_last * ncols + jc) + 0);
     float L = fix_meta.ld(2 * ((long long)b_last * ncols + jc) + 1);
     float A[DV / fa_warp];
@@ -106,8 +120,8 @@ TP_GLOBAL void flash_attn_stream_k_fixup_uniform(tp::gmem<float> dst, tp::gmem<f
 // tile start. Returns at once otherwise, so a tile done by a single block is never visited (spec §3.6).
 template <int DV, int ncols>
 TP_GLOBAL void flash_attn_stream_k_fixup_general(tp::gmem<float> dst, tp::gmem<float> dst_final_meta,
-                                                 tp::gmem<float> fix_meta, tp::gmem<float> fix_data, int n_q,
-                                                 int iter_j, int iter_k, long long units) {
+                                                 tp::gmem<float> fix_meta, tp::gmem<float> fix_data, fa_tiling tl,
+                                                 int iter_k, long long units) {
   const int b = int(tp::block_idx());
   const int G = int(tp::grid_dim());
   const int lane = int(tp::lane_id());
@@ -118,11 +132,9 @@ TP_GLOBAL void flash_attn_stream_k_fixup_general(tp::gmem<float> dst, tp::gmem<f
   const long long tile = kbc0 / iter_k;
   const long long tile_start = tile * iter_k;
   if (kbc0_stop < tile_start + iter_k) return;  // never reached the tile's end
-  const int head = int(tile / iter_j), jt = int(tile % iter_j);
   for (int jc = 0; jc < ncols; ++jc) {
-    const int q = jt * ncols + jc;
-    if (q >= n_q) break;
-    const long long row = (long long)head * n_q + q;
+    const long long row = tl.row(int(tile), jc);
+    if (row < 0) continue;
     float M = fix_meta.ld(2 * ((long long)b * ncols + jc) + 0);
     float L = fix_meta.ld(2 * ((long long)b * ncols + jc) + 1);
     float A[DV / fa_warp];
@@ -150,15 +162,13 @@ TP_GLOBAL void flash_attn_stream_k_fixup_general(tp::gmem<float> dst, tp::gmem<f
 // `parallel_blocks` partials of one tile; stores (kqmax, denominator) as beellama does. One warp per tile.
 template <int DV, int ncols>
 TP_GLOBAL void flash_attn_combine_results(tp::gmem<float> dst, tp::gmem<float> dst_final_meta,
-                                          tp::gmem<float> parts_meta, tp::gmem<float> parts_data, int n_q,
-                                          int iter_j, int parallel_blocks, int meta_offset_blocks) {
+                                          tp::gmem<float> parts_meta, tp::gmem<float> parts_data, fa_tiling tl,
+                                          int parallel_blocks, int meta_offset_blocks) {
   const int tile = int(tp::block_idx());
   const int lane = int(tp::lane_id());
-  const int head = tile / iter_j, jt = tile % iter_j;
   for (int jc = 0; jc < ncols; ++jc) {
-    const int q = jt * ncols + jc;
-    if (q >= n_q) break;
-    const long long row = (long long)head * n_q + q;
+    const long long row = tl.row(tile, jc);
+    if (row < 0) continue;
     float kqmax = fa_kq_max_init;
     for (int p = 0; p < parallel_blocks; ++p) {
       const long long slot = (long long)(meta_offset_blocks + tile * parallel_blocks + p) * ncols + jc;
@@ -182,12 +192,14 @@ TP_GLOBAL void flash_attn_combine_results(tp::gmem<float> dst, tp::gmem<float> d
 }
 
 // The tail pass over the recent unquantised f16 tokens: one warp per output row, one online-softmax sweep.
-// Writes normalised O_t and (m_t, l_t); with no tail rows l_t = 0 (an invalid part for the merge).
+// Writes normalised O_t and (m_t, l_t); with no tail rows l_t = 0 (an invalid part for the merge). Row hq·n_q + q
+// reads K/V head hq / gqa.
 template <int DKQ, int DV>
 TP_GLOBAL void flash_attn_ext_tail_f16(tp::gmem<float> Q, tp::gmem<float> K, tp::gmem<float> V,
-                                       tp::gmem<float> dst, tp::gmem<float> meta, int n_q, int n_tail, float scale) {
+                                       tp::gmem<float> dst, tp::gmem<float> meta, int n_q, int gqa, int n_tail,
+                                       float scale) {
   const long long row = tp::block_idx();
-  const int head = int(row / n_q);
+  const int head = int(row / n_q) / gqa;
   const int lane = int(tp::lane_id());
   float q[DKQ / fa_warp];
   for (int n = 0; n < DKQ / fa_warp; ++n) q[n] = Q.ld(row * DKQ + lane + fa_warp * n) * scale;

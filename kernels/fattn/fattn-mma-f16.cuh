@@ -9,6 +9,7 @@
 // tile_Q is float, not half2: one Q row is DKQ floats plus an 8-float pad (upstream: DKQ/2 half2 + 4 half2, the same
 // pad in bytes per value pair). The combine scratch reuses the same memory with row stride 2·nbatch_combine + 8
 // floats, one row per (warp, column) pair, meta float2 at float offset 2·nbatch_combine: the pad W never touches.
+// Past both (upstream: past tile_mask, in the KVarN scratch) lie the KVARN/KVARN kernel's record-axis group tags.
 #pragma once
 
 #include "simt/simt.h"
@@ -16,15 +17,18 @@
 
 namespace TP_VARIANT_NS {
 
-// Everything a launch passes, by value. Row r = head*n_q + q for Q, dst and dst_final_meta; K/V are [head][kv][D].
+// Everything a launch passes, by value. Row r = hq*n_q + q for Q, dst and dst_final_meta (tl maps a tile's columns to
+// rows); K/V are [kv_head][kv][D].
 // fix_meta holds float2 slots: [0, G·ncols) needs_fixup meta, [G·ncols, 2G·ncols) is_fixup meta (spec §3.5);
 // fix_data holds G·ncols rows of DV floats, the is_fixup blocks' unnormalised VKQ.
 struct fattn_args {
   tp::gmem<float> Q, K, V, dst, dst_final_meta, fix_meta, fix_data;
-  int n_q, n_kv, n_head;
+  int n_q, n_kv, n_head;  // n_head: K/V heads
   int iter_k, iter_j;
+  fa_tiling tl;
   float scale;
-  int is_kvarn_kv;     // upstream: a compile-time property of the K/V types
+  int is_kvarn_kv;     // upstream: a compile-time property of the K/V types (K or V KVarN)
+  int kvarn_kvarn;     // upstream: type_K and type_V both KVarN (the record-axis tags and their entry barrier)
   int has_final_meta;  // upstream: dst_final_meta != nullptr
   // Not upstream: thread 0 of a block records each process_tile call (tile, kb0_start, kb0_stop, needs_fixup,
   // is_fixup) at slot [block][segment], so tests see the stream-k partition the kernel really ran. seg_cap slots per
@@ -46,16 +50,20 @@ struct fattn_cfg {
   static constexpr int smem_floats = ncols * stride_tile_Q > nwarps * cols_per_warp * stride_combine
                                          ? ncols * stride_tile_Q
                                          : nwarps * cols_per_warp * stride_combine;
+  // The KVARN/KVARN kernel's record-axis group tags: two per 128-wide head-dim slice, clear of Q and combine scratch.
+  static constexpr int axis_tag_count = 2 * (DKQ / 128);
+  static constexpr int smem_total = smem_floats + axis_tag_count;
   static_assert(DKQ % fa_warp == 0 && DV % fa_warp == 0, "a lane owns d = lane + 32n");
   static_assert((2 * nbatch_combine) % fa_warp == 0 && (DV / 2) % nbatch_combine == 0);
   static_assert(nbatch_fa % (np * kv_subblock) == 0);
   static_assert(np * ncols == nwarps * cols_per_warp, "every warp owns cols_per_warp columns of one np group");
+  static_assert(DKQ % 128 == 0, "KVarN slices the head dim by 128");
 };
 
 // One KV batch of flash_attn_ext_f16_iter: Q·K^T for this warp's rows (sub-blocks (w%np)·16 + n·np·16), online
 // softmax per column, P·V into this warp's accumulators.
 template <class C>
-TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int head, int kb0, const float (&Q_reg)[C::cols_per_warp][C::DKQ / fa_warp],
+TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int kv_head, int kb0, const float (&Q_reg)[C::cols_per_warp][C::DKQ / fa_warp],
                                        float (&KQ_max)[C::cols_per_warp], float (&KQ_rowsum)[C::cols_per_warp],
                                        float (&VKQ)[C::cols_per_warp][C::DV / fa_warp]) {
   constexpr int cpw = C::cols_per_warp, np = C::np, DKQ = C::DKQ, DV = C::DV;
@@ -70,7 +78,7 @@ TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int head, int kb0, c
       kv_row[r] = i;
       float part[cpw] = {};
       if (i < a.n_kv) {
-        const long long base = ((long long)head * a.n_kv + i) * DKQ;
+        const long long base = ((long long)kv_head * a.n_kv + i) * DKQ;
         for (int n = 0; n < DKQ / fa_warp; ++n) {
           const float k = a.K.ld(base + lane + fa_warp * n);
           for (int jj = 0; jj < cpw; ++jj) part[jj] += Q_reg[jj][n] * k;
@@ -96,7 +104,7 @@ TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int head, int kb0, c
   }
   for (int rr = 0; rr < C::rows_per_warp; ++rr) {
     if (kv_row[rr] >= a.n_kv) continue;
-    const long long base = ((long long)head * a.n_kv + kv_row[rr]) * DV;
+    const long long base = ((long long)kv_head * a.n_kv + kv_row[rr]) * DV;
     for (int n = 0; n < DV / fa_warp; ++n) {
       const float v = a.V.ld(base + lane + fa_warp * n);
       for (int jj = 0; jj < cpw; ++jj) VKQ[jj][n] += KQ[rr][jj] * v;
@@ -104,7 +112,7 @@ TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int head, int kb0, c
   }
 }
 
-// One tile (ncols Q columns of one head) over KV batches [kb0_start, kb0_stop). Phases as spec §3.4.
+// One tile (ncols1 tokens x ncols2 Q heads of one K/V head) over KV batches [kb0_start, kb0_stop). Phases as spec §3.4.
 //   whole tile   (!needs_fixup && !is_fixup): normalised output to dst, final meta to dst_final_meta
 //   needs_fixup  (started mid-tile, reached its end): unnormalised output to dst, (m, l) to fix_meta[b]
 //   is_fixup     (ends mid-tile): unnormalised output to fix_data[b], (m, l) to fix_meta[G + b]
@@ -116,11 +124,10 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
   constexpr int meta_col = 2 * nbatch_combine;  // the pad of a combine row
   const int w = int(tp::warp_id()), lane = int(tp::lane_id());
   const int b = int(tp::block_idx()), G = int(tp::grid_dim());
-  const int head = tile / a.iter_j, jt = tile % a.iter_j;
   const int c0 = (w / np) * cpw;  // first Q column owned by this warp
   const bool whole = !needs_fixup && !is_fixup;
   if (tp::thread_idx() == 0) {
-    const long long units = (long long)a.iter_k * a.iter_j * a.n_head;
+    const long long units = (long long)a.iter_k * a.iter_j * a.tl.iter_z * a.n_head;
     const int seg = a.seg_cap == 1 ? 0 : tile - int(fa_kbc_begin(b, units, G) / a.iter_k);
     const long long at = ((long long)b * a.seg_cap + seg) * 5;
     a.seg_log.st(at + 0, tile);
@@ -130,11 +137,19 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     a.seg_log.st(at + 4, is_fixup ? 1 : 0);
   }
 
+  // KVARN/KVARN only: thread 0 resets the record-axis group tags (the K/V loads cache which 128-token group's axes
+  // they hold), then every thread waits. The barrier also orders this tile's P0 after the previous tile's combine.
+  if (a.kvarn_kvarn) {
+    if (tp::thread_idx() == 0)
+      for (int i = 0; i < C::axis_tag_count; ++i) tile_Q.st(C::smem_floats + i, -1.0f);
+    tp::sync_threads();
+  }
+
   // P0: scaled Q into tile_Q; warp w fills rows w, w+nwarps, ... (rows other warps will own).
   for (int jc = w; jc < ncols; jc += nwarps) {
-    const int q = jt * ncols + jc;
+    const long long q_row = a.tl.row(tile, jc);  // -1: past n_q or a padding head, loaded as zeros
     for (int k = lane; k < DKQ; k += fa_warp) {
-      const float v = q < a.n_q ? a.Q.ld(((long long)head * a.n_q + q) * DKQ + k) * a.scale : 0.0f;
+      const float v = q_row >= 0 ? a.Q.ld(q_row * DKQ + k) * a.scale : 0.0f;
       tile_Q.st(jc * C::stride_tile_Q + k, v);
     }
   }
@@ -153,7 +168,7 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     KQ_rowsum[jj] = 0.0f;
     for (int n = 0; n < DV / fa_warp; ++n) VKQ[jj][n] = 0.0f;
   }
-  for (int kb0 = kb0_start; kb0 < kb0_stop; ++kb0) flash_attn_ext_f16_iter<C>(a, head, kb0, Q_reg, KQ_max, KQ_rowsum, VKQ);
+  for (int kb0 = kb0_start; kb0 < kb0_stop; ++kb0) flash_attn_ext_f16_iter<C>(a, a.tl.kv_head(tile), kb0, Q_reg, KQ_max, KQ_rowsum, VKQ);
 
   // P6: meta (m, l) into the pad of this warp's combine rows; fixup meta for np == 1.
   if (whole || np > 1) {
@@ -166,12 +181,11 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
   }
   if (np == 1) {
     for (int jj = 0; jj < cpw; ++jj) {
-      const int q = jt * ncols + c0 + jj;
-      if (lane != jj || q >= a.n_q) continue;
+      const long long out_row = a.tl.row(tile, c0 + jj);
+      if (lane != jj || out_row < 0) continue;
       if (!a.is_kvarn_kv && !needs_fixup && !is_fixup && a.has_final_meta) {
-        const long long row = (long long)head * a.n_q + q;
-        a.dst_final_meta.st(2 * row + 0, KQ_max[jj]);
-        a.dst_final_meta.st(2 * row + 1, KQ_rowsum[jj]);
+        a.dst_final_meta.st(2 * out_row + 0, KQ_max[jj]);
+        a.dst_final_meta.st(2 * out_row + 1, KQ_rowsum[jj]);
       }
     }
   }
@@ -220,11 +234,10 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
           a.fix_meta.st(2 * slot + 0, M[jj]);
           a.fix_meta.st(2 * slot + 1, L[jj]);
         }
-        const int q = jt * ncols + c0 + jj;
-        if (!a.is_kvarn_kv && !needs_fixup && !is_fixup && a.has_final_meta && q < a.n_q) {
-          const long long row = (long long)head * a.n_q + q;
-          a.dst_final_meta.st(2 * row + 0, M[jj]);
-          a.dst_final_meta.st(2 * row + 1, L[jj]);
+        const long long out_row = a.tl.row(tile, c0 + jj);
+        if (!a.is_kvarn_kv && !needs_fixup && !is_fixup && a.has_final_meta && out_row >= 0) {
+          a.dst_final_meta.st(2 * out_row + 0, M[jj]);
+          a.dst_final_meta.st(2 * out_row + 1, L[jj]);
         }
       }
     }
@@ -241,14 +254,13 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     // R: read back by a different mapping: warp w takes columns w/np, w/np + nwarps/np, ...
     if (np == 1 || w % np == 0) {
       for (int jc = w / np; jc < ncols; jc += nwarps / np) {
-        const int q = jt * ncols + jc;
-        if (q >= a.n_q) continue;
+        const long long out_row = a.tl.row(tile, jc);
+        if (out_row < 0) continue;
         const int row0 = (jc / cpw) * np * cpw + jc % cpw;  // partner p's row: row0 + p·cpw
         float s[np];
         for (int p = 0; p < np; ++p)
           s[p] = np == 1 ? 1.0f : tile_Q.ld((row0 + p * cpw) * C::stride_combine + meta_col + 0);
         const float L = whole ? tile_Q.ld(row0 * C::stride_combine + meta_col + 1) : 1.0f;
-        const long long out_row = (long long)head * a.n_q + q;
         for (int k = lane; k < 2 * nbatch_combine; k += fa_warp) {
           float v = 0.0f;
           for (int p = 0; p < np; ++p) v += s[p] * tile_Q.ld((row0 + p * cpw) * C::stride_combine + k);
@@ -272,7 +284,7 @@ template <class C>
 TP_GLOBAL void flash_attn_ext_f16(fattn_args a) {
   TP_DYNAMIC_SHARED(float, tile_Q);
   const int iter_k = a.iter_k;
-  const long long units = (long long)iter_k * a.iter_j * a.n_head;
+  const long long units = (long long)iter_k * a.iter_j * a.tl.iter_z * a.n_head;
   const int b = int(tp::block_idx()), G = int(tp::grid_dim());
   long long kbc = fa_kbc_begin(b, units, G);
   const long long kbc_stop = fa_kbc_begin(b + 1, units, G);

@@ -55,23 +55,31 @@ void check_problem(const tp::fattn::kernel_config& c, const problem& p) {
       throw std::invalid_argument(std::string("fattn: ") + what + " has " + std::to_string(got) + " values, expected " +
                                   std::to_string(want));
   };
-  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0)
-    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0");
-  need("q", p.q.size(), (long long)p.n_head * p.n_q * c.DKQ);
+  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0 || p.gqa < 1)
+    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0, gqa >= 1");
+  if (p.ncols2 < 1 || c.ncols % p.ncols2 != 0)
+    throw std::invalid_argument("fattn: ncols2 " + std::to_string(p.ncols2) + " does not divide the config's ncols " +
+                                std::to_string(c.ncols));
+  if (p.kernel == tp::fattn::kernel_kind::kvarn_kvarn && c.DKQ != c.DV)
+    throw std::invalid_argument("fattn: the KVARN/KVARN kernel needs DKQ == DV (rotated K/V axes)");
+  need("q", p.q.size(), (long long)p.n_head * p.gqa * p.n_q * c.DKQ);
   need("k_body", p.k_body.size(), (long long)p.n_head * p.n_kv * c.DKQ);
   need("v_body", p.v_body.size(), (long long)p.n_head * p.n_kv * c.DV);
   need("k_tail", p.k_tail.size(), (long long)p.n_head * p.n_tail * c.DKQ);
   need("v_tail", p.v_tail.size(), (long long)p.n_head * p.n_tail * c.DV);
 }
 
-// launch_fattn (spec §3.6): stream-k on AMD WMMA devices or when whole-tile waves would leave >25% idle; block
-// count min(max_blocks, units), rounded down to a multiple of ntiles_dst when that loses at most 5%.
+// launch_fattn (docs/bugs/fattn-kernel.md §7): stream-k on AMD WMMA devices or when whole-tile waves would leave
+// >25% idle; block count min(max_blocks, units), rounded down to a multiple of ntiles_dst when the loss, in integer
+// percent of the raw count (truncated, as upstream computes it), is at most 5.
 launch_plan plan(int config, const problem& p, const device_model& dev) {
   const auto& c = config_row(config);
   launch_plan lp;
+  const int ncols1 = c.ncols / p.ncols2;
   lp.iter_k = (p.n_kv + c.nbatch_fa - 1) / c.nbatch_fa;
-  lp.iter_j = (p.n_q + c.ncols - 1) / c.ncols;
-  lp.ntiles = lp.iter_j * p.n_head;
+  lp.iter_j = (p.n_q + ncols1 - 1) / ncols1;
+  lp.iter_z = (p.gqa + p.ncols2 - 1) / p.ncols2;
+  lp.ntiles = lp.iter_j * lp.iter_z * p.n_head;
   lp.units = (long long)lp.iter_k * lp.ntiles;
   const int max_blocks = dev.nsm * dev.max_blocks_per_sm;
   if (max_blocks < 1) throw std::invalid_argument("fattn: device has no resident blocks (nsm * occupancy < 1)");
@@ -84,8 +92,10 @@ launch_plan plan(int config, const problem& p, const device_model& dev) {
     return lp;
   }
   const int raw = int(std::min<long long>(max_blocks, lp.units));
-  const int rounded = raw - raw % lp.ntiles;
-  lp.blocks = rounded > 0 && (raw - rounded) * 20 <= raw ? rounded : raw;
+  const int rounded = raw / lp.ntiles * lp.ntiles;
+  const int max_efficiency_loss_percent = 5;
+  const int efficiency_loss_percent = rounded > 0 ? int(100LL * (raw - rounded) / raw) : 100;
+  lp.blocks = efficiency_loss_percent <= max_efficiency_loss_percent ? rounded : raw;
   if (lp.blocks % lp.ntiles == 0 && lp.blocks > lp.ntiles)
     lp.fixup = fixup_kind::uniform;
   else if (lp.ntiles % lp.blocks != 0)
@@ -128,10 +138,14 @@ struct body_buffers {
         seg_log(std::size_t(blocks) * seg_cap * 5), seg_cap(seg_cap) {
     seg_log.fill(-1);
   }
-  fattn_args args(const problem& p, const launch_plan& lp) {
+  fattn_args args(const problem& p, const launch_plan& lp, int ncols) {
     return fattn_args{Q.view(), K.view(), V.view(), dst.view(), final_meta.view(), fix_meta.view(), fix_data.view(),
-                      p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, p.scale, p.is_kvarn_kv ? 1 : 0, 1,
+                      p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, tiling(p, lp, ncols), p.scale,
+                      tp::fattn::is_kvarn_kv(p.kernel) ? 1 : 0, tp::fattn::has_entry_barrier(p.kernel) ? 1 : 0, 1,
                       seg_log.view(), seg_cap};
+  }
+  static fa_tiling tiling(const problem& p, const launch_plan& lp, int ncols) {
+    return fa_tiling{p.n_q, p.gqa, ncols / p.ncols2, p.ncols2, lp.iter_j, lp.iter_z};
   }
   std::vector<tp::fattn::segment> segments() const {
     const std::vector<int> log = seg_log.to_host();
@@ -147,7 +161,7 @@ struct body_buffers {
 // The tail pass, the merge, and the CPU backend's evidence about body meta.
 template <class C>
 void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::run_options& opt) {
-  const std::size_t rows = std::size_t(p.n_head) * p.n_q;
+  const std::size_t rows = std::size_t(p.n_head) * p.gqa * p.n_q;
   r.body = bb.dst.to_host();
   r.segments = bb.segments();
   r.body_meta = bb.final_meta.to_host();
@@ -164,7 +178,7 @@ void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::
   Kt.upload(p.k_tail.data(), p.k_tail.size());
   Vt.upload(p.v_tail.data(), p.v_tail.size());
   TP_LAUNCH((flash_attn_ext_tail_f16<C::DKQ, C::DV>), tp::dims{unsigned(rows), unsigned(fa_warp)}, bb.Q.view(),
-            Kt.view(), Vt.view(), tail.view(), tail_meta.view(), p.n_q, p.n_tail, p.scale);
+            Kt.view(), Vt.view(), tail.view(), tail_meta.view(), p.n_q, p.gqa, p.n_tail, p.scale);
   TP_LAUNCH(k_flash_attn_ext_tail_partials_merge<C::DV>, tp::dims{unsigned(rows), unsigned(fa_warp)}, bb.dst.view(),
             bb.final_meta.view(), tail.view(), tail_meta.view(), out.view());
   r.out = out.to_host();
@@ -176,7 +190,7 @@ void finish(const problem& p, body_buffers& bb, run_result& r, const tp::fattn::
 
 template <class C>
 body_buffers make_buffers(const problem& p, std::size_t slots, int blocks, int seg_cap, bool memset_meta = true) {
-  const std::size_t rows = std::size_t(p.n_head) * p.n_q;
+  const std::size_t rows = std::size_t(p.n_head) * p.gqa * p.n_q;
   body_buffers bb(p.q.size(), p.k_body.size(), p.v_body.size(), rows, C::DV, slots, blocks, seg_cap, !memset_meta);
   bb.Q.upload(p.q.data(), p.q.size());
   bb.K.upload(p.k_body.data(), p.k_body.size());
@@ -195,16 +209,15 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     const launch_plan& lp = r.plan;
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp),
                                       opt.memset_body_meta);
-    const fattn_args a = bb.args(p, lp);
-    TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a);
+    const fattn_args a = bb.args(p, lp, C::ncols);
+    TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_total) * sizeof(float)}, a);
     if (lp.fixup == fixup_kind::uniform)
       TP_LAUNCH((flash_attn_stream_k_fixup_uniform<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
-                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
-                lp.blocks);
+                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), a.tl, lp.blocks);
     else if (lp.fixup == fixup_kind::general)
       TP_LAUNCH((flash_attn_stream_k_fixup_general<C::DV, C::ncols>), tp::dims{unsigned(lp.blocks), unsigned(fa_warp)},
-                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
-                lp.iter_k, lp.units);
+                bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), a.tl, lp.iter_k,
+                lp.units);
     finish<C>(p, bb, r, opt);
     return r;
   });
@@ -218,18 +231,19 @@ run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks
     run_result r;
     launch_plan& lp = r.plan;
     lp.iter_k = (p.n_kv + C::nbatch_fa - 1) / C::nbatch_fa;
-    lp.iter_j = (p.n_q + C::ncols - 1) / C::ncols;
-    lp.ntiles = lp.iter_j * p.n_head;
+    lp.iter_j = (p.n_q + C::ncols / p.ncols2 - 1) / (C::ncols / p.ncols2);
+    lp.iter_z = (p.gqa + p.ncols2 - 1) / p.ncols2;
+    lp.ntiles = lp.iter_j * lp.iter_z * p.n_head;
     lp.units = (long long)lp.iter_k * lp.ntiles;
     lp.blocks = lp.ntiles * parallel_blocks;
     lp.stream_k = false;
     r.tile_blocks.assign(lp.ntiles, parallel_blocks);
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, 1);
-    const fattn_args a = bb.args(p, lp);
-    TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_floats) * sizeof(float)}, a, parallel_blocks);
+    const fattn_args a = bb.args(p, lp, C::ncols);
+    TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_total) * sizeof(float)}, a, parallel_blocks);
     TP_LAUNCH((flash_attn_combine_results<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
-              bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), p.n_q, lp.iter_j,
-              parallel_blocks, lp.blocks);
+              bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), a.tl, parallel_blocks,
+              lp.blocks);
     finish<C>(p, bb, r, tp::fattn::run_options{});
     return r;
   });

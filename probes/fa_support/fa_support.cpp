@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
 
 #include "fixture.h"
 #include "reference/attention.h"
@@ -109,14 +112,15 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
   auto p = std::make_shared<prepared>();
   const int D = dkq(g), Dv = dv(g);
   const auto fill = [&](std::vector<float>& out, std::size_t rows_per_head, int width, int which) {
-    out.assign((std::size_t)g.n_head * rows_per_head * width, 0.0f);
+    const int heads = which == 0 ? q_heads(g) : g.n_head;  // Q has gqa heads per K/V head
+    out.assign((std::size_t)heads * rows_per_head * width, 0.0f);
     if (g.data == "fixture") {
       const char* names[] = {"fa-q", "fa-k", "fa-v", "fa-k", "fa-v"};
       const fixture_rows& fr = fixture_tensor(names[which]);
       // Heads and the tail take disjoint row windows where the fixture is long enough; longer KV repeats rows
       // (the id's n_kv says how many were asked for).
       const std::size_t offset = which >= 3 ? (std::size_t)g.n_kv : 0;
-      for (int h = 0; h < g.n_head; ++h)
+      for (int h = 0; h < heads; ++h)
         for (std::size_t r = 0; r < rows_per_head; ++r)
           for (int d = 0; d < width; ++d) {
             const std::size_t src_row = (std::size_t)h * 97 + offset + r;  // 97: heads start at different rows
@@ -128,23 +132,29 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
       for (auto& x : out) x = to_fp16_value(n.next() * (which == 0 ? g.q_gain : 1.0));
     }
   };
-  fill(p->q, g.n_q, D, 0);
-  fill(p->kb, g.n_kv, D, 1);
-  fill(p->vb, g.n_kv, Dv, 2);
-  fill(p->kt, g.n_tail, D, 3);
-  fill(p->vt, g.n_tail, Dv, 4);
-  if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+  if (g.data == "given") {
+    if (!g.given) throw tp::probe::internal_error("fa geometry with data=given but no data");
+    p->q = g.given->q; p->kb = g.given->kb; p->vb = g.given->vb; p->kt = g.given->kt; p->vt = g.given->vt;
+  } else {
+    fill(p->q, g.n_q, D, 0);
+    fill(p->kb, g.n_kv, D, 1);
+    fill(p->vb, g.n_kv, Dv, 2);
+    fill(p->kt, g.n_tail, D, 3);
+    fill(p->vt, g.n_tail, Dv, 4);
+    if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+  }
 
   const double scale = double(float(1.0 / std::sqrt(double(D))));
-  p->ref.assign((std::size_t)g.n_head * g.n_q * Dv, 0.0);
-  for (int h = 0; h < g.n_head; ++h) {
-    auto mat = [&](const std::vector<float>& src, std::size_t rows, int width) {
+  p->ref.assign((std::size_t)q_heads(g) * g.n_q * Dv, 0.0);
+  for (int h = 0; h < q_heads(g); ++h) {
+    auto mat = [&](const std::vector<float>& src, int head, std::size_t rows, int width) {
       tp::ref::matrix<double> m(rows, width);
-      for (std::size_t i = 0; i < rows * width; ++i) m.data[i] = src[(std::size_t)h * rows * width + i];
+      for (std::size_t i = 0; i < rows * width; ++i) m.data[i] = src[(std::size_t)head * rows * width + i];
       return m;
     };
-    const auto Q = mat(p->q, g.n_q, D), K = mat(p->kb, g.n_kv, D), V = mat(p->vb, g.n_kv, Dv);
-    const auto KT = mat(p->kt, g.n_tail, D), VT = mat(p->vt, g.n_tail, Dv);
+    const int kvh = h / g.gqa;  // the K/V head Q head h shares
+    const auto Q = mat(p->q, h, g.n_q, D), K = mat(p->kb, kvh, g.n_kv, D), V = mat(p->vb, kvh, g.n_kv, Dv);
+    const auto KT = mat(p->kt, kvh, g.n_tail, D), VT = mat(p->vt, kvh, g.n_tail, Dv);
     const auto r = tp::ref::attention_body_tail(Q.view(), K.view(), V.view(), KT.view(), VT.view(), scale);
     std::copy(r.o.data.begin(), r.o.data.end(), p->ref.begin() + (std::ptrdiff_t)h * g.n_q * Dv);
     for (int i = 0; i < g.n_q; ++i) {
@@ -185,8 +195,10 @@ row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv) {
 
 tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
   tp::probe::case_name n(probe);
-  n("cfg", configs[g.config].name)("nq", g.n_q)("nkv", g.n_kv)("tail", g.n_tail)("heads", g.n_head)("cus", g.cus)(
-      "occ", g.occupancy)("data", g.data);
+  n("cfg", configs[g.config].name)("kernel", tp::fattn::to_string(g.kernel))("nq", g.n_q)("nkv", g.n_kv)(
+      "tail", g.n_tail)("heads", g.n_head);
+  if (g.gqa != 1 || g.ncols2 != 1) n("gqa", g.gqa)("ncols2", g.ncols2);
+  n("cus", g.cus)("occ", g.occupancy)("data", g.data == "given" && g.given ? g.given->label : g.data);
   if (g.data == "random") n("dseed", g.data_seed);
   if (g.q_gain != 1.0) n("qgain", g.q_gain);
   if (!g.kvarn) n("kvarn", false);
@@ -195,14 +207,18 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
 
 std::vector<geometry> shrink_geometry(const geometry& g) {
   std::vector<geometry> out;
-  const int ncols = configs[g.config].ncols, nb = configs[g.config].nbatch_fa;
+  if (g.given) {  // given rows fix the sizes: only the device can shrink
+    if (g.cus > 1) { auto s = g; s.cus = 1; s.occupancy = 1; out.push_back(s); }
+    return out;
+  }
+  const int ncols1 = configs[g.config].ncols / g.ncols2, nb = configs[g.config].nbatch_fa;
   auto push = [&](geometry s) { out.push_back(s); };
   const int kv_min = g.kvarn ? 128 : nb;
   {
     // Everything at its floor first (one head, one tile, one block, one tail row): one run settles most shrinks.
     geometry s = g;
     s.n_head = 1;
-    s.n_q = std::min(g.n_q, ncols);
+    s.n_q = std::min(g.n_q, ncols1);
     s.n_kv = std::min(g.n_kv, kv_min);
     s.n_tail = std::min(g.n_tail, 1);
     s.cus = 1;
@@ -212,38 +228,48 @@ std::vector<geometry> shrink_geometry(const geometry& g) {
       push(s);
   }
   if (g.n_head > 1) { auto s = g; s.n_head = 1; push(s); s = g; s.n_head = g.n_head / 2; push(s); }
-  if (g.n_q > ncols) { auto s = g; s.n_q = std::max(ncols, (g.n_q / 2 + ncols - 1) / ncols * ncols); push(s); s = g; s.n_q -= ncols; push(s); }
+  if (g.n_q > ncols1) { auto s = g; s.n_q = std::max(ncols1, (g.n_q / 2 + ncols1 - 1) / ncols1 * ncols1); push(s); s = g; s.n_q -= ncols1; push(s); }
   if (g.n_kv > kv_min) { auto s = g; s.n_kv = std::max(kv_min, g.n_kv / 2 / kv_min * kv_min); push(s); }
   if (g.n_tail > 1) { auto s = g; s.n_tail = 1; push(s); }
   if (g.cus > 1) { auto s = g; s.cus = g.cus / 2; push(s); s = g; s.cus -= 1; push(s); }
   return out;
 }
 
+std::string shrink_step(const geometry& g) {
+  return "h" + std::to_string(g.n_head) + ".q" + std::to_string(g.n_q) + ".kv" + std::to_string(g.n_kv) + ".t" +
+         std::to_string(g.n_tail) + ".c" + std::to_string(g.cus) + ".o" + std::to_string(g.occupancy);
+}
+
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole) {
+  // Tiles in launch order: K/V head, then Q-head group of ncols2, then token block of ncols1 (fattn-kernel.md §6).
   std::set<long long> rows;
-  const int ncols = configs[g.config].ncols, iter_j = (g.n_q + ncols - 1) / ncols;
+  const int ncols1 = configs[g.config].ncols / g.ncols2, iter_j = (g.n_q + ncols1 - 1) / ncols1;
+  const int iter_z = (g.gqa + g.ncols2 - 1) / g.ncols2;
   for (std::size_t t = 0; t < tile_blocks.size(); ++t) {
     if ((tile_blocks[t] == 1) != whole) continue;
-    const int h = int(t) / iter_j, jt = int(t) % iter_j;
-    for (int j = 0; j < ncols && jt * ncols + j < g.n_q; ++j) rows.insert((long long)h * g.n_q + jt * ncols + j);
+    const int kvh = int(t) / (iter_j * iter_z), group = int(t) / iter_j % iter_z, jt = int(t) % iter_j;
+    for (int c = group * g.ncols2; c < std::min(g.gqa, (group + 1) * g.ncols2); ++c)
+      for (int q = jt * ncols1; q < std::min(g.n_q, (jt + 1) * ncols1); ++q)
+        rows.insert(((long long)kvh * g.gqa + c) * g.n_q + q);
   }
   return rows;
 }
 
 
-int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail) {
-  bool ladder = false;
-  std::string variants = "upstream,fixed";
-  int max_kv = 8192;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--ladder")) ladder = true;
-    else if (!std::strcmp(argv[i], "--variant") && i + 1 < argc) variants = argv[++i];
-    else if (!std::strcmp(argv[i], "--ladder-max-kv") && i + 1 < argc) max_kv = std::atoi(argv[++i]);
-  }
-  if (!ladder) return -1;
+void add_ladder_options(tp::probe::app& app, ladder_options& lo) {
+  app.cli().add_flag("--ladder", lo.on,
+                     "print the accuracy ladder (RMSE vs fp64 per head dim 128/256/512 and KV length) of the --variant "
+                     "list instead of running the cases");
+  app.cli()
+      .add_option("--ladder-max-kv", lo.max_kv, "longest KV length of the ladder, 256..65536")
+      ->check(CLI::Range(256, 65536))
+      ->capture_default_str();
+}
+
+int run_ladder(const std::vector<std::string>& variants, const char* probe, const char* sched, int n_tail,
+               int max_kv) {
   std::vector<std::pair<std::string, const tp::fattn::ops*>> vs;
-  std::stringstream ss(variants);
-  for (std::string name; std::getline(ss, name, ',');) {
+  for (const std::string& name : variants) {
     const auto* o = tp::find_variant<tp::fattn::ops>("fattn", name, tp::backend::cpu);
     if (!o) {
       std::fprintf(stderr, "%s: --ladder: variant %s is not built\n", probe, name.c_str());
@@ -286,14 +312,38 @@ void tile_bench::add(const std::string& variant, long long tiles, double seconds
   s += seconds;
 }
 
-void tile_bench::print_if_asked(int argc, char** argv) const {
-  bool asked = false;
-  for (int i = 1; i < argc; ++i) asked = asked || !std::strcmp(argv[i], "--bench");
-  if (!asked) return;
-  std::fprintf(stderr, "tiles/s (kernel runs on the emulator, shrinking included):\n");
-  for (const auto& [v, ts] : per_variant)
-    std::fprintf(stderr, "  %-20s %7lld tiles in %8.3f s = %8.1f tiles/s\n", v.c_str(), ts.first, ts.second,
-                 ts.second > 0 ? double(ts.first) / ts.second : 0.0);
+std::vector<std::string> tile_bench::lines() const {
+  std::vector<std::string> out{"tiles/s (kernel runs on the emulator, shrinking included):"};
+  for (const auto& [v, ts] : per_variant) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-20s %7lld tiles in %8.3f s = %8.1f tiles/s", v.c_str(), ts.first, ts.second,
+                  ts.second > 0 ? double(ts.first) / ts.second : 0.0);
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+std::shared_ptr<const prepared> data_cache::get(const geometry& g) {
+  const std::string key = geometry_id("data", g).str();
+  if (auto it = map_.find(key); it != map_.end()) return it->second;
+  if (map_.size() >= cap_) map_.clear();
+  return map_[key] = prepare(g);
+}
+
+void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
+                    std::function<std::vector<std::string>()> probe_notes) {
+  add_ladder_options(app, st.ladder);
+  app.before_run([&app, &st, probe, ladder_sched, ladder_tail](const tp::probe::case_list&) -> std::optional<int> {
+    if (!st.ladder.on) return std::nullopt;
+    return run_ladder(app.opts().variants, probe, ladder_sched, ladder_tail, st.ladder.max_kv);
+  });
+  app.notes([&app, &st, probe_notes = std::move(probe_notes)] {
+    std::vector<std::string> out = probe_notes ? probe_notes() : std::vector<std::string>{};
+    if (app.opts().bench)
+      for (auto& l : st.bench.lines()) out.push_back(l);
+    return out;
+  });
+  app.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
 }
 
 tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs) {

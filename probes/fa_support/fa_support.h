@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,16 +34,25 @@ using tp::fattn::configs;
 // One geometry + data recipe; every field appears in the case id, so the id alone rebuilds the case.
 struct geometry {
   int config = 0;
-  int n_q = 64, n_kv = 128, n_tail = 16, n_head = 1;  // n_tail 0: body only, no tail merge
-  int cus = 96, occupancy = 1;         // device_model: max resident blocks = cus·occupancy
+  int n_q = 64, n_kv = 128, n_tail = 16, n_head = 1;  // n_tail 0: body only, no tail merge; n_head: K/V heads
+  int gqa = 1, ncols2 = 1;             // Q heads per K/V head; Q heads per tile (ncols1 = ncols / ncols2 tokens)
+  tp::fattn::kernel_kind kernel = tp::fattn::kernel_kind::kvarn_kvarn;
+  int cus = 48, occupancy = 1;         // device_model: max resident blocks = cus·occupancy (api.h: gfx1100 defaults)
   std::string data = "random";         // random | fixture
   std::uint64_t data_seed = 1;
   double q_gain = 1.0;                 // fixture Q is small; a larger gain makes the softmax peaked (said in the id)
   bool kvarn = true;                   // quantise the body KVarN-style (reference/kvarn.h)
+  // data == "given": the rows an input file gave, used as they are (no KVarN step); `label` names the file in ids.
+  struct given_data {
+    std::string label;
+    std::vector<float> q, kb, vb, kt, vt;
+  };
+  std::shared_ptr<const given_data> given;
 };
 
 inline int dkq(const geometry& g) { return configs[g.config].DKQ; }
 inline int dv(const geometry& g) { return configs[g.config].DV; }
+inline int q_heads(const geometry& g) { return g.n_head * g.gqa; }
 
 struct prepared {
   std::vector<float> q, kb, vb, kt, vt;
@@ -51,8 +61,9 @@ struct prepared {
   tp::fattn::problem problem(const geometry& g) const {
     tp::fattn::problem p;
     p.n_q = g.n_q; p.n_kv = g.n_kv; p.n_tail = g.n_tail; p.n_head = g.n_head;
+    p.gqa = g.gqa; p.ncols2 = g.ncols2;
     p.scale = float(1.0 / std::sqrt(double(dkq(g))));
-    p.is_kvarn_kv = true;
+    p.kernel = g.kernel;
     p.q = q; p.k_body = kb; p.v_body = vb; p.k_tail = kt; p.v_tail = vt;
     return p;
   }
@@ -80,21 +91,65 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g);
 // tail, fewer blocks.
 std::vector<geometry> shrink_geometry(const geometry& g);
 
+// The one field a shrink step adds to its candidate's id (probe::shrunk_id(parent, {{"to", shrink_step(g)}})): the
+// sizes that changed, so the id differs from its parent's and shrunk_parent(id, 1) finds the parent.
+std::string shrink_step(const geometry& g);
+
 // Per tile: its rows (h·n_q + q) in the output.
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole);
 
 
-// --ladder: head dim 128/256/512 x KV length 256..8192 (the upstream accuracy ladder), one whole tile on one block,
-// RMSE of each variant against the fp64 oracle per cell. `sched` is the emulator policy (the race probe uses the
-// adversarial one). Returns -1 when --ladder is absent (run the probe normally), else the exit code.
-int maybe_ladder(int argc, char** argv, const char* probe, const char* sched, int n_tail);
+// --ladder: head dim 128/256/512 x KV length 256..max_kv (the upstream accuracy ladder), one whole tile on one block,
+// RMSE of each variant against the fp64 oracle per cell, printed to stdout. `sched` is the emulator policy (the race
+// probe uses the adversarial one). Registered as CLI11 options by add_ladder_options; run from the app's before_run
+// hook (nothing else runs), so its exit code is the probe's: 0, or 2 for a variant that is not built.
+struct ladder_options {
+  bool on = false;
+  int max_kv = 8192;
+};
+void add_ladder_options(tp::probe::app& app, ladder_options& lo);
+int run_ladder(const std::vector<std::string>& variants, const char* probe, const char* sched, int n_tail,
+               int max_kv);
 
 // --bench companion: tiles per second of the variant's run() (body, fixup, tail and merge kernels on the emulator;
-// oracle and checks excluded), per variant, shrink runs included. Printed after the run when --bench is given.
+// oracle and checks excluded), per variant, shrink runs included; shown as report notes when --bench is given.
 struct tile_bench {
   std::map<std::string, std::pair<long long, double>> per_variant;  // tiles, seconds
   void add(const std::string& variant, long long tiles, double seconds);
-  void print_if_asked(int argc, char** argv) const;
+  std::vector<std::string> lines() const;
 };
+
+// The oracle data of a run's geometries: each variant of a batch, every shrink candidate and the reference rerun of a
+// counterexample come back to the same few; holds at most `cap` (then starts over).
+class data_cache {
+ public:
+  explicit data_cache(std::size_t cap) : cap_(cap) {}
+  std::shared_ptr<const prepared> get(const geometry& g);
+
+ private:
+  std::size_t cap_;
+  std::map<std::string, std::shared_ptr<const prepared>> map_;
+};
+
+// What both fa probes wire the same way, owned by their main: --ladder / --ladder-max-kv (run from before_run,
+// nothing else runs), the --bench tiles/s lines after the probe's own notes, and shrunk ids that name their parent
+// (probe::shrunk_parent(id, 1), matching shrink_cases).
+struct common_state {
+  ladder_options ladder;
+  tile_bench bench;
+};
+void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
+                    std::function<std::vector<std::string>()> probe_notes);
+
+// The shrinker's candidates for a case whose payload carries geometry `g`: `with(g')` builds the payload of a
+// smaller geometry; ids are probe::shrunk_id(parent, {{"to", shrink_step(g')}}).
+template <class Payload, class With>
+tp::probe::case_list shrink_cases(const tp::probe::case_def& cd, const geometry& g, With with) {
+  tp::probe::case_list out;
+  for (const geometry& s : shrink_geometry(g))
+    out.push_back({.id = tp::probe::shrunk_id(cd.id, {{"to", shrink_step(s)}}), .source = cd.source,
+                   .group = cd.group, .payload = Payload(with(s))});
+  return out;
+}
 
 }  // namespace fa_probe

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/fattn/api.h"
+#include "simt/cpu/emulator.h"
 #include "simt/host.h"
 #include "simt/registry.h"
 
@@ -95,7 +96,7 @@ TEST_CASE("Each config derives np and combine iterations as spec 4.2 tabulates, 
     CHECK(c.cols_per_warp == 16);  // T_B_KQ::I on RDNA/Ampere
   }
   // The kernel's compile-time copy of the derivation agrees with the table's.
-  using d256n64 = fattn_unit::fattn_cfg<256, 256, 64, 4, 16, 32, 64>;
+  using d256n64 = fattn_unit::fattn_cfg<256, 256, 64, 4, 16, 64, 64>;
   using d256n32 = fattn_unit::fattn_cfg<256, 256, 32, 4, 16, 32, 64>;
   using retuned = fattn_unit::fattn_cfg<256, 256, 64, 8, 16, 32, 32>;
   using d256n128 = fattn_unit::fattn_cfg<256, 256, 128, 8, 16, 32, 64>;
@@ -146,6 +147,76 @@ TEST_CASE("The 5% rounding keeps a loss of exactly 5% and refuses 6%") {
   lp = plan_of("rdna-d256-ncols32", 32, 128, 1, 50, 2);  // occupancy multiplies: max 100, but units = 4
   CHECK(lp.blocks == 4);
   CHECK(lp.fixup == api::fixup_kind::uniform);
+}
+
+TEST_CASE("The 5% rule is tested in integer percent, truncated, as launch_fattn computes it") {
+  // 96 resident blocks, 91 tiles: rounding to 91 loses 5 blocks = 5.2%, which truncates to 5 <= 5: 91 blocks, one
+  // whole tile each (a real-number 5% rule would keep 96 and a general fixup).
+  auto lp = plan_of("rdna-d256-ncols32", 91 * 32, 192, 1, 96);
+  CHECK(lp.blocks == 91);
+  CHECK(lp.fixup == api::fixup_kind::none);
+  // 90 tiles: 6 blocks lost = 6.25% -> 6 > 5: stays 96, general.
+  lp = plan_of("rdna-d256-ncols32", 90 * 32, 192, 1, 96);
+  CHECK(lp.blocks == 96);
+  CHECK(lp.fixup == api::fixup_kind::general);
+}
+
+TEST_CASE("GQA packing: ntiles = ceil(ub/ncols1) x ceil(gqa/ncols2) x KV heads, padding heads never stored") {
+  // PR #149's geometry: D256 ncols 64 = 8 tokens x 8 heads, 4 KV heads x gqa 6 (24 Q heads), n_kv 128 (2 batches).
+  const int c = config("rdna-d256-ncols64");
+  auto plan_gqa = [&](int ub, int nsm) {
+    std::vector<float> q(std::size_t(24) * ub * 256), kv(std::size_t(4) * 128 * 256);
+    api::problem p;
+    p.n_q = ub; p.n_kv = 128; p.n_head = 4; p.gqa = 6; p.ncols2 = 8;
+    p.q = q; p.k_body = kv; p.v_body = kv;
+    return variant("fixed").plan(c, p, api::device_model{nsm, 1, true});
+  };
+  auto lp = plan_gqa(64, 48);
+  CHECK(lp.iter_j == 8);
+  CHECK(lp.iter_z == 1);
+  CHECK(lp.ntiles == 32);
+  CHECK(lp.blocks == 48);  // 48 -> 32 would lose 33%
+  CHECK(lp.fixup == api::fixup_kind::general);
+  lp = plan_gqa(96, 48);
+  CHECK(lp.ntiles == 48);
+  CHECK(lp.blocks == 48);
+  CHECK(lp.fixup == api::fixup_kind::none);
+  // One tile's rows, run on the emulator: tokens 0..7 of Q heads 0..5 are stored, heads 6..7 of the tile are padding.
+  std::vector<float> q(std::size_t(6) * 8 * 256, 0.5f), k(std::size_t(128) * 256, 0.25f), v(std::size_t(128) * 256);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(i % 7);
+  api::problem p;
+  p.n_q = 8; p.n_kv = 128; p.n_head = 1; p.gqa = 6; p.ncols2 = 8;
+  p.scale = 1.0f / 16;
+  p.q = q; p.k_body = k; p.v_body = v;
+  const auto r = variant("fixed").run(c, p, api::device_model{1, 1, true}, api::run_options{.with_tail_merge = false});
+  REQUIRE(r.out.size() == std::size_t(6) * 8 * 256);
+  // equal scores: every row is the mean of V's rows, element d: mean over kv of ((kv*256 + d) % 7)
+  for (int d : {0, 1, 255}) {
+    double mean = 0;
+    for (int i = 0; i < 128; ++i) mean += double((i * 256 + d) % 7) / 128;
+    for (int row = 0; row < 48; ++row) CHECK_THAT(r.out[std::size_t(row) * 256 + d], WithinRel(mean, 1e-5));
+  }
+  CHECK(std::count(r.body_meta_written.begin(), r.body_meta_written.end(), true) == 48);  // fixed stores every row
+}
+
+TEST_CASE("The KVARN/KVARN kernel's entry barrier orders tiles of one block; f16 and KVARN-K/original-V race") {
+  // fixed-minus-0002: no inter-tile barrier. rdna-d256-ncols64 (np 1, two combine iterations), 4 tiles on 2 blocks:
+  // two whole tiles per block. The adversarial schedule makes a warp run ahead into the next tile's Q load.
+  const int c = config("rdna-d256-ncols64");
+  sized_problem sp(c, 4 * 64, 128, 1);
+  for (auto k : {api::kernel_kind::f16, api::kernel_kind::kvarn_k_original_v, api::kernel_kind::kvarn_kvarn}) {
+    INFO(api::to_string(k));
+    sp.p.kernel = k;
+    tp::cpu::run_options ro;
+    ro.sched = tp::cpu::policy::adversarial;
+    ro.hazards = true;
+    tp::cpu::set_run_options(ro);
+    (void)tp::cpu::take_hazard_report();
+    (void)variant("fixed-minus-0002").run(c, sp.p, api::device_model{2, 1, true}, api::run_options{.with_tail_merge = false});
+    const auto hz = tp::cpu::take_hazard_report();
+    CHECK((hz.raw + hz.war + hz.waw > 0) == (k != api::kernel_kind::kvarn_kvarn));
+  }
+  tp::cpu::set_run_options(tp::cpu::run_options{});
 }
 
 TEST_CASE("Spec 5.4's ubatch table: blocks, fixup and whole/split tile counts at iter_k 6 on 96 blocks") {
@@ -288,7 +359,7 @@ TEST_CASE("The uniform fixup folds a tile's blocks as the triple algebra says an
   dst.upload(d.data(), d.size());
   final_meta.fill(0.0f);
   TP_LAUNCH((fattn_unit::flash_attn_stream_k_fixup_uniform<mDV, 1>), tp::dims{1, 32}, dst.view(), final_meta.view(),
-            fix_meta.view(), fix_data.view(), 1, 1, G);
+            fix_meta.view(), fix_data.view(), fattn_unit::fa_tiling{1, 1, 1, 1, 1, 1}, G);
   double M = 0;
   const auto [O, L] = merged(ps, M);
   check_close(dst.to_host(), 0, O);
@@ -325,7 +396,8 @@ TEST_CASE("The general fixup merges back to the block that began at the tile sta
   dst.upload(d.data(), d.size());
   final_meta.fill(0.0f);
   TP_LAUNCH((fattn_unit::flash_attn_stream_k_fixup_general<mDV, 1>), tp::dims{unsigned(G), 32}, dst.view(),
-            final_meta.view(), fix_meta.view(), fix_data.view(), iter_j, iter_j, iter_k, 6LL);
+            final_meta.view(), fix_meta.view(), fix_data.view(), fattn_unit::fa_tiling{iter_j, 1, 1, 1, iter_j, 1}, iter_k,
+            6LL);
   const auto out = dst.to_host();
   const auto meta = final_meta.to_host();
   double M0 = 0, M1 = 0;
@@ -345,7 +417,7 @@ TEST_CASE("The general fixup merges back to the block that began at the tile sta
   fm2.fill(0.0f);
   fd2.fill(0.0f);
   TP_LAUNCH((fattn_unit::flash_attn_stream_k_fixup_general<mDV, 1>), tp::dims{1, 32}, dst2.view(), meta2.view(),
-            fm2.view(), fd2.view(), 1, 1, 3, 3LL);
+            fm2.view(), fd2.view(), fattn_unit::fa_tiling{1, 1, 1, 1, 1, 1}, 3, 3LL);
   const auto w = meta2.kernel_written();
   REQUIRE(w.has_value());
   CHECK(std::count(w->begin(), w->end(), true) == 0);
@@ -365,7 +437,7 @@ TEST_CASE("flash_attn_combine_results merges parallel_blocks parts by the triple
   parts_meta.upload(pm.data(), pm.size());
   parts_data.upload(pd.data(), pd.size());
   TP_LAUNCH((fattn_unit::flash_attn_combine_results<mDV, 1>), tp::dims{1, 32}, dst.view(), meta.view(),
-            parts_meta.view(), parts_data.view(), 1, 1, P, 0);
+            parts_meta.view(), parts_data.view(), fattn_unit::fa_tiling{1, 1, 1, 1, 1, 1}, P, 0);
   double M = 0;
   const auto [O, L] = merged(ps, M);
   check_close(dst.to_host(), 0, O);

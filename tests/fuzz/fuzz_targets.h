@@ -15,5 +15,9 @@ namespace tp::fuzz {
 int input_file(const std::uint8_t* data, std::size_t size, std::string* message = nullptr);
 // Parses the bytes as fixtures/MANIFEST.json (no fixture file is read).
 int manifest(const std::uint8_t* data, std::size_t size, std::string* message = nullptr);
+// Parses the bytes as a flash-attention probe's input file (probes/fa_support/fa_input.h, the race probe's body with
+// its schedule); an accepted case is written back and must read back to the same geometry, data and schedule.
+// In fuzz_fa_target.cpp (it needs the fa support sources, not the ck ones).
+int fa_input_file(const std::uint8_t* data, std::size_t size, std::string* message = nullptr);
 
 }  // namespace tp::fuzz

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The bad-input battery for one probe executable: every class of bad usage or bad input exits 2 with exactly one line
 # on stderr naming the problem, nothing on stdout and no report written (nothing ran); a backend that is not built
-# exits 77. Usage: check_bad_input.sh PROBE FIXTURES_DIR [FIXTURE_NAME]
+# exits 77. Usage: check_bad_input.sh PROBE FIXTURES_DIR [FIXTURE_NAME [EXTRA]]
 #   FIXTURE_NAME: a fixture the probe reads (enables the fixture-directory cases); empty for a probe without fixtures.
+#   EXTRA: a bash file of the probe's own classes (more `expect` lines, with $tmp for scratch files), sourced last.
 set -u
-probe=$1 fixtures=$2 fixture=${3:-}
+probe=$1 fixtures=$2 fixture=${3:-} extra=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -92,6 +93,8 @@ if [ -n "$fixture" ]; then
   head -c 100 "$fixtures/data/$fixture.bin" >"$tmp/fx/data/$fixture.bin"
   expect 2 "wrong size" "TILEPROBE_FIXTURES=$tmp/fx" --
 fi
+
+if [ -n "$extra" ]; then . "$extra"; fi
 
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 echo "every check passed"
