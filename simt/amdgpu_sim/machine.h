@@ -1,0 +1,96 @@
+// The contract between the two halves of the AMDGPU simulator:
+//   runtime/  the HIP runtime API (registration ABI, memory, launches), the offload bundle, the device allocations;
+//   machine/  the code object (ELF, kernel descriptor, metadata), the decoder and the wave32 interpreter.
+// The runtime owns memory and turns hipLaunchKernel into a Dispatch; the machine executes it, one workgroup at a
+// time, against the runtime's GlobalMemory. Nothing here depends on HIP headers, so the machine is testable alone.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tp::amdgpu_sim {
+
+// A stop of the simulator that is not the bug under test: an unimplemented instruction or mode, a malformed code
+// object, a fault (out-of-bounds access). Probes report it as an internal error (exit 3), never as a pass or fail.
+struct sim_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One kernel argument as the code object's metadata note describes it (amdhsa.kernels[].args[]).
+struct kernel_arg {
+  std::string name;        // .name (may be empty)
+  std::string value_kind;  // .value_kind: by_value, global_buffer, hidden_block_count_x, hidden_group_size_x, ...
+  uint32_t offset = 0;     // .offset in the kernarg segment
+  uint32_t size = 0;       // .size
+};
+
+// A kernel of a loaded code object: what the runtime needs to build its kernarg segment and launch it.
+struct kernel_info {
+  std::string name;                  // the kernel symbol (mangled), as __hipRegisterFunction names it
+  uint32_t kernarg_size = 0;         // .kernarg_segment_size
+  uint32_t kernarg_align = 0;        // .kernarg_segment_align
+  uint32_t group_segment_size = 0;   // static LDS bytes (descriptor group_segment_fixed_size)
+  uint32_t private_segment_size = 0; // scratch bytes per work-item (descriptor private_segment_fixed_size)
+  uint32_t wavefront_size = 32;
+  uint32_t max_flat_workgroup_size = 0;
+  std::vector<kernel_arg> args;
+};
+
+// Global memory as the runtime allocated it. Addresses are the device pointers the runtime handed out. Every
+// access the machine makes goes through here, so the runtime can check it against its allocations and their
+// written bits (checks the hardware cannot give).
+class global_memory {
+ public:
+  virtual ~global_memory() = default;
+  // Host pointer for [addr, addr+bytes) or throw sim_error naming the access (out of bounds / freed).
+  virtual uint8_t* load(uint64_t addr, uint32_t bytes) = 0;
+  virtual uint8_t* store(uint64_t addr, uint32_t bytes) = 0;  // also marks the bytes written
+};
+
+struct dim3u {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// One launch, already resolved by the runtime.
+struct dispatch {
+  std::string kernel;                  // kernel_info::name
+  dim3u grid_blocks;                   // gridDim, in workgroups
+  dim3u block_threads;                 // blockDim
+  uint32_t dynamic_lds_bytes = 0;      // sharedMem of the launch
+  uint64_t kernarg_address = 0;        // a device address in global_memory holding the filled kernarg segment
+  std::span<const uint8_t> kernarg;    // the same bytes, for the machine to read without a memory round trip
+};
+
+// Where a diagnostic points: the PC in the code object, its instruction text, and (when the object has line
+// tables) the source file:line.
+struct code_location {
+  uint64_t pc = 0;
+  std::string instruction;
+  std::string source;  // "path/to/file.cu:123", or empty
+};
+
+// A loaded gfx code object (one arch of an offload bundle), decoded once, ready to run many dispatches.
+class code_object {
+ public:
+  virtual ~code_object() = default;
+  virtual const std::string& arch() const = 0;  // e.g. "gfx1201"
+  virtual const std::vector<kernel_info>& kernels() const = 0;
+  virtual const kernel_info* find(const std::string& name) const = 0;
+  // Execute one dispatch to completion (every workgroup). Throws sim_error on anything not modelled.
+  virtual void run(const dispatch& d, global_memory& mem) = 0;
+  virtual code_location locate(uint64_t pc) const = 0;
+};
+
+// Parse an ELF code object (the bytes stay owned by the caller for the object's lifetime). Throws sim_error.
+std::unique_ptr<code_object> load_code_object(std::span<const uint8_t> elf);
+
+// The archs the machine executes.
+bool arch_supported(const std::string& arch);
+
+}  // namespace tp::amdgpu_sim
