@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -74,6 +75,9 @@ struct tile_results {
   std::vector<std::uint32_t> oob_survivor_writes;  // tiles * 32: writes past nonzero_elems[1] (UB upstream)
   std::vector<std::uint32_t> oob_field_writes;     // tiles * 32: idx fields written at or past the field count
   unsigned idx_fields_per_lane = 0;   // how many idx fields this variant's compress_a_impl emits per lane
+  // Tree variants (kernels/ck_sparse/tree): per tile, the sanitizer's report (first frames) when the tile's run in the
+  // user's code was stopped by one; empty otherwise. The model variants leave it empty.
+  std::vector<std::string> sanitizer_reports;
 };
 
 // compress_a_impl on one lane vector, through SparseCompressTransform (the route upstream kernels take).
@@ -82,6 +86,7 @@ struct compress_result {
   std::vector<std::uint32_t> idx;        // the variant's SparseIdxPack words
   unsigned fields = 0;                   // its field count
   std::uint32_t oob_survivor_writes = 0, oob_field_writes = 0;
+  std::string sanitizer_report;          // tree variants: the run was stopped by a sanitizer (nothing else is set)
 };
 
 struct ops {

@@ -60,9 +60,28 @@ std::uint32_t d_digest(const tile& t, const api::tile_results& r, std::size_t in
   return h;
 }
 
+// A tree variant's run stopped by a sanitizer (kernels/ck_sparse/tree): the case fails with the report as its evidence.
+void sanitizer_evidence(probe::outcome& o, const std::string& report) {
+  o.pass = false;
+  o.note("sanitizer report from the tree's own code (first frames):");
+  std::size_t at = 0;
+  while (at <= report.size()) {
+    const auto end = std::min(report.find('\n', at), report.size());
+    if (end > at) o.note("  " + report.substr(at, end - at));
+    at = end + 1;
+  }
+  o.count("tree.sanitizer_reports");
+  o.metric_sum("wrong", 1);
+}
+
 probe::outcome run_compress(const compress_case& c, const api::ops& ops) {
   const auto r = ops.compress(c.type, c.input);
   probe::outcome o;
+  if (!r.sanitizer_report.empty()) {
+    sanitizer_evidence(o, r.sanitizer_report);
+    o.count("compress.cases");
+    return o;
+  }
   const bool idx_ok = c.exact_idx ? r.idx == c.want_idx : r.fields == c.want_fields;
   o.pass = r.compressed == c.want_compressed && idx_ok && r.oob_survivor_writes == 0 && r.oob_field_writes == 0;
   o.note("compressed out " + values_of(c.type, r.compressed) + ", idx " + hex_words(r.idx) + " (" +
@@ -411,6 +430,8 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
         o.metric_sum("d_digest", double(d_digest(t, r, idx)));
         o.metric_sum("d_digest_cases", 1);
         describe(o, t, e, want, r, idx);
+        if (idx < r.sanitizer_reports.size() && !r.sanitizer_reports[idx].empty())
+          sanitizer_evidence(o, r.sanitizer_reports[idx]);
         count_coverage(o, t, e);
         if (e.groups.nonzero_groups <= 2) group_lines(o, t, r, idx, 2);
       }
