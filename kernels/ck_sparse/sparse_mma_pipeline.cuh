@@ -23,8 +23,11 @@ TP_HOST_DEVICE SparseIdxPack<FragCompressedSize> extract_fragment_idx(const Spar
   const int first_bit = (bm * FragsK + bk) * FragCompressedSize * 2;
   for (int w = 0; w < frag.words; ++w) {
     const int bit = first_bit + 32 * w, src = bit / 32, sh = bit % 32;
+    // Upstream stitches in the next word only when the fragment's own fields cross the word boundary
+    // (bitInWord + IdxBitsPerFrag > 32); otherwise the bits above them are the shifted-in zeros, not the next word's.
+    const int frag_bits = 2 * FragCompressedSize - 32 * w < 32 ? 2 * FragCompressedSize - 32 * w : 32;
     const uint32_t lo = src < Src::words ? idx.w[src] >> sh : 0u;
-    const uint32_t hi = (sh != 0 && src + 1 < Src::words) ? idx.w[src + 1] << (32 - sh) : 0u;
+    const uint32_t hi = (sh != 0 && sh + frag_bits > 32 && src + 1 < Src::words) ? idx.w[src + 1] << (32 - sh) : 0u;
     frag.w[w] = lo | hi;
   }
   return frag;
@@ -60,8 +63,10 @@ struct SparseMmaPipeline {
     return (row_or_col * unsigned(WaveTileK) + k) / MmaOp::kElemsPerWord;
   }
 
-  // Upstream static_asserts the compressed vector's size and alignment only; the idx it takes as it comes, which is
-  // how a pk_int4 idx with half its fields went through.
+  // Upstream static_asserts the compressed vector's size and alignment, and the idx type too: it must be the
+  // SparseIdxPack the pipeline's own accounting expects. Pre-fix that accounting counts pk_int4 bytes, as the byte
+  // scan does, so the check agreed with the scan and a pk_int4 idx with half its fields went through. The model keeps
+  // the size checks only.
   template <class IdxType>
   TP_DEVICE static void checkATransformResult(const ATensor&, const IdxType&) {
     static_assert(sizeof(typename ATensor::vector_type) == 4 * kALaneWords, "the A vector fills whole registers");

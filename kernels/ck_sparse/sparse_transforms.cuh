@@ -64,7 +64,19 @@ struct checked_survivors {
 
 TP_HOST_DEVICE bool is_nonzero(int8_t v) { return type_convert_float(v) != 0.0f; }
 TP_HOST_DEVICE bool is_nonzero(half_t v) { return type_convert_float(v) != 0.0f; }
-TP_HOST_DEVICE bool is_nonzero(fp8_e4m3_t v) { return type_convert_float(v) != 0.0f; }
+// CK tests `static_cast<float>(a) != 0.0f`. In CK's default build (CK_TILE_USE_CUSTOM_DATA_TYPE 0) fp8_t is the raw
+// _BitInt(8), so that is an integer conversion of the code: 0x80 (-0 in E4M3) is -128, a survivor. With the custom
+// type (1) the conversion decodes, and -0 is zero.
+#ifndef TP_CK_USE_CUSTOM_DATA_TYPE
+#define TP_CK_USE_CUSTOM_DATA_TYPE 0
+#endif
+TP_HOST_DEVICE bool is_nonzero(fp8_e4m3_t v) {
+#if TP_CK_USE_CUSTOM_DATA_TYPE
+  return type_convert_float(v) != 0.0f;
+#else
+  return v.data != 0;
+#endif
+}
 
 // Which idx field survivor s of group i fills, and what it records for logical position j. In natural order the
 // survivors' fields follow the survivors and record their positions as they are.

@@ -23,7 +23,9 @@ std::vector<std::pair<std::string, compress_case>> field_table() {
       int s0 = 0, s1 = 0, n = 0;
       for (int p = 0; p < 4; ++p)
         if ((mask >> p) & 1u) {
-          const int v = n == 0 ? -8 : 5 - cls;  // nonzero: 5 - cls is in -5..5 and never 0 for a pair (cls < 6)
+          // The second survivor of a pair (cls 0..5) is 6 - cls, in 1..6: never 0, so pair (2,3) stays a pair (a
+          // second value of 0 would make it a single at 2, whose field value 0xE is the same).
+          const int v = n == 0 ? -8 : 6 - cls;
           values[4 * slot + p] = v;
           (n++ == 0 ? s0 : s1) = v;
         }

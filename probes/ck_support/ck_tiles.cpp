@@ -102,7 +102,12 @@ bool convention_neutral(int cls) { return cls == 0 || cls == 5 || cls == 9 || cl
 double value_of(api::dtype t, std::int32_t code) {
   return api::is_integer(t) ? double(code) : float_decode_of(t)(code);
 }
+// What CK's scan keeps. fp8 is CK's default build (CK_TILE_USE_CUSTOM_DATA_TYPE 0): fp8_t is the raw _BitInt(8) and
+// `static_cast<float>(a) != 0.0f` tests the code, so 0x80 (-0) is a survivor (it contributes -0 to D, nothing). fp16
+// is _Float16, whose -0 converts to -0.0f == 0: not a survivor.
+bool fp8_code_survives(std::int32_t code) { return (code & 0xFF) != 0; }
 bool survives(api::dtype t, std::int32_t code) {
+  if (t == api::dtype::fp8_e4m3) return fp8_code_survives(code);
   return api::is_integer(t) ? ref::survives(std::int64_t(code)) : ref::survives(value_of(t, code));
 }
 unsigned survivor_mask(const tile& t, unsigned row, unsigned group) {
@@ -414,6 +419,7 @@ tile_census census_with(const tile& t, Survives survives) {
 tile_census census(const tile& t) {
   if (api::is_integer(t.shape.type))
     return census_with(t, [](std::int32_t code) { return ref::survives(std::int64_t(code)); });
+  if (t.shape.type == api::dtype::fp8_e4m3) return census_with(t, fp8_code_survives);
   const float_decode value = float_decode_of(t.shape.type);
   return census_with(t, [value](std::int32_t code) { return ref::survives(value(code)); });
 }

@@ -103,8 +103,13 @@ TEST_CASE("extract_fragment_idx takes each fragment's bits and stitches them acr
   CHECK((extract_fragment_idx<8, 4>(idx, 0, 3).w[0] & 0xFFFFu) == 0x5555u);
   // A 16-field slice from bit 16 crosses into word 1.
   CHECK(extract_fragment_idx<16, 2>(idx, 0, 0).w[0] == 0x33332222u);
-  // Pre-fix pk_int4 accounting (4 fields = 8 bits per fragment): fragment 1 starts inside fragment 0's bits.
-  CHECK(extract_fragment_idx<4, 8>(idx, 0, 1).w[0] == 0x44333322u);
+  // Pre-fix pk_int4 accounting (4 fields = 8 bits per fragment): fragment 1 starts inside fragment 0's bits. As CK
+  // stitches in the next word only when the fragment's own bits cross it (bitInWord + IdxBitsPerFrag > 32), the bits
+  // above are the shift's zeros: fragment 3 at bit 24 (K=256 over 16x16x32) gets none of word 1.
+  CHECK(extract_fragment_idx<4, 8>(idx, 0, 1).w[0] == 0x00333322u);
+  CHECK(extract_fragment_idx<4, 8>(idx, 0, 3).w[0] == 0x00000033u);
+  // A fragment whose own bits do cross the boundary (12 fields = 24 bits from bit 24) is stitched.
+  CHECK(extract_fragment_idx<12, 2>(idx, 0, 1).w[0] == 0x55444433u);
 }
 
 TEST_CASE("The fuzz generators' inline rng draws probe::rng's exact stream, so printed fuzz ids rerun the same tile") {

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -31,6 +32,9 @@ extern char** environ;
 
 #ifndef TP_CK_TREE_VARIANT
 #error "TP_CK_TREE_VARIANT (tree-upstream or tree-fixed) must be defined"
+#endif
+#if !defined(TP_CK_TREE_COPY) || !defined(TP_CK_TREE_ORIGIN)
+#error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file) must be defined"
 #endif
 #ifndef TP_CK_TREE_HARNESS
 #error "TP_CK_TREE_HARNESS (the harness executable) must be defined"
@@ -175,26 +179,32 @@ std::string condensed_report(const std::string& text) {
       const auto in = line.find(" in ");
       const auto loc = line.rfind(' ');
       std::string fn = in != std::string::npos && loc > in + 4 ? line.substr(in + 4, loc - in - 4) : "";
+      while (fn.rfind("auto ", 0) == 0) fn = fn.substr(5);  // deduced return types
       if (const auto lt = fn.find('<'); lt != std::string::npos) fn = fn.substr(0, lt) + "<...>";
       if (const auto pr = fn.find('('); pr != std::string::npos) fn = fn.substr(0, pr);
       keep.push_back(line.substr(0, line.find(' ')) + " " + fn + " " + (loc != std::string::npos ? line.substr(loc + 1) : ""));
       continue;
     }
+    const bool access = line.rfind("WRITE of size", 0) == 0 || line.rfind("READ of size", 0) == 0;
     if (line.find("ERROR: AddressSanitizer") != std::string::npos || line.find("runtime error:") != std::string::npos ||
-        line.rfind("WRITE of size", 0) == 0 || line.rfind("READ of size", 0) == 0 ||
-        line.rfind("SUMMARY:", 0) == 0 || line.rfind("[tp-ck-tree-harness:", 0) == 0) {
-      if (const auto th = line.find(" thread T"); th != std::string::npos && line.rfind("WRITE", 0) == 0) line = line.substr(0, th);
-      if (const auto th = line.find(" thread T"); th != std::string::npos && line.rfind("READ", 0) == 0) line = line.substr(0, th);
-      if (const auto addr = line.find(" on address 0x"); addr != std::string::npos) {
-        const auto after = line.find(' ', addr + 14);
-        line = line.substr(0, addr) + (after != std::string::npos ? line.substr(after) : "");
-      }
+        access || line.rfind("SUMMARY:", 0) == 0 || line.rfind("[tp-ck-tree-harness:", 0) == 0) {
+      // Addresses, pcs and the summary's (long, templated) function name vary or say nothing the frames do not.
+      for (const char* cut : {" on address 0x", " at pc 0x"})
+        if (const auto at_cut = line.find(cut); at_cut != std::string::npos) line = line.substr(0, at_cut);
+      if (access)
+        if (const auto at_cut = line.find(" at 0x"); at_cut != std::string::npos) line = line.substr(0, at_cut);
+      if (line.rfind("SUMMARY:", 0) == 0)
+        if (const auto in = line.find(" in "); in != std::string::npos) line = line.substr(0, in);
       keep.push_back(line);
     }
   }
   std::string out;
   for (const auto& l : keep) out += (out.empty() ? "" : "\n") + l;
-  return out.empty() ? text.substr(0, 400) : out;
+  if (out.empty()) out = text.substr(0, 400);
+  // The tree's file is compiled from a copy in the build folder: name the user's own file instead.
+  const std::string copy = TP_CK_TREE_COPY, origin = TP_CK_TREE_ORIGIN;
+  for (std::size_t at_copy; (at_copy = out.find(copy)) != std::string::npos;) out.replace(at_copy, copy.size(), origin);
+  return out;
 }
 
 api::compress_result compress(api::dtype type, std::span<const std::uint8_t> vector) {
