@@ -87,7 +87,7 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 // copy of the payload, so that object stays alive and its address cannot be reused), or the same fuzz generator input.
 bool same_tile(const tile_payload& a, const tile_payload& b) {
   if (a.t || b.t) return a.t == b.t;
-  return a.shape == b.shape && a.tile_seed == b.tile_seed && a.classes == b.classes;
+  return a.shape == b.shape && a.tile_seed == b.tile_seed && a.kinds == b.kinds;
 }
 
 // What every variant of one batch shares: the generated tiles, their packed operands, the oracle's D and the group
@@ -138,7 +138,7 @@ struct prepared_batch {
     probe::parallel_for(to_generate.size(), jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t n = begin; n < end; ++n) {
         const auto& [p, slot] = to_generate[n];
-        fill_random_tile(*slot, p->shape, p->tile_seed, *p->classes);
+        fill_random_tile(*slot, p->shape, p->tile_seed, *p->kinds);
       }
     });
     const auto t1 = std::chrono::steady_clock::now();
@@ -326,14 +326,14 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
   });
 
   app.source(source_kind::adversarial, [cfg, tile_case](case_list& out) {
-    const std::vector<int>* classes = cfg->adversarial_classes.empty() ? nullptr : &cfg->adversarial_classes;
-    const unsigned rotations = classes ? unsigned(classes->size()) : 11u;
+    const group_kinds* kinds = cfg->adversarial_kinds.empty() ? nullptr : &cfg->adversarial_kinds;
+    const unsigned rotations = kinds ? unsigned(kinds->size()) : unsigned(ref::all_group_kinds.size());
     for (auto t : cfg->dtypes)
       for (const auto& s : shapes_for(t))
         for (unsigned off = 0; off < rotations; ++off)
           out.push_back(tile_case(case_name(cfg->case_prefix)("dtype", api::to_string(s.type))("K", s.k)(
                                       "op", api::to_string(s.instr))("src", "adversarial")("offset", off),
-                                  adversarial_tile(s, off, classes), "adversarial"));
+                                  adversarial_tile(s, off, kinds), "adversarial"));
     for (const auto& [id, cc] : cfg->compress_cases) {
       case_def c;
       c.id = id;
@@ -347,7 +347,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     for (auto t : cfg->dtypes)
       for (const auto& s : shapes_for(t))
         for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-          tile tl = cfg->control_classes.empty() ? canonical_tile(s, seed) : random_tile(s, seed, cfg->control_classes);
+          tile tl = cfg->control_kinds.empty() ? canonical_tile(s, seed) : random_tile(s, seed, cfg->control_kinds);
           out.push_back(tile_case(case_name(cfg->case_prefix)("dtype", api::to_string(s.type))("K", s.k)(
                                       "op", api::to_string(s.instr))("src", cfg->control_label)("seed", seed),
                                   std::move(tl), cfg->control_label));
@@ -368,7 +368,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
                .seed(seed)
                .str();
     c.group = api::to_string(s.type);
-    c.payload = tile_payload{nullptr, "fuzz", s, r.next(), &cfg->fuzz_classes};
+    c.payload = tile_payload{nullptr, "fuzz", s, r.next(), &cfg->fuzz_kinds};
     c.seed = seed;
     out.push_back(std::move(c));
     if (st->bench) {
@@ -441,9 +441,10 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     auto groups = nonzero_groups(t);
     if (groups.size() <= 1) return smaller;
     auto rank = [&](std::pair<unsigned, unsigned> rg) {
-      const int cls = group_class(survivor_mask(t, rg.first, rg.second));
-      const auto it = std::find(cfg->shrink_first.begin(), cfg->shrink_first.end(), cls);
-      return it == cfg->shrink_first.end() ? 100 : int(it - cfg->shrink_first.begin());
+      const auto kind = ref::group_kind_of(survivor_mask(t, rg.first, rg.second));
+      const auto& first = cfg->shrink_first;
+      const auto it = kind ? std::find(first.begin(), first.end(), *kind) : first.end();
+      return it == first.end() ? 100 : int(it - first.begin());
     };
     std::stable_sort(groups.begin(), groups.end(), [&](auto x, auto y) { return rank(x) < rank(y); });
     for (auto [row, g] : groups) {
