@@ -218,6 +218,39 @@ struct runner_state {
     }
   }
 
+  // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
+  struct loop_totals {
+    std::uint64_t runs = 0;  // 16x16x32 tile-cases run and judged, over the variants
+    double per_variant = 0, judge = 0, total = 0;
+    std::size_t variants = 0;
+  };
+  loop_totals totals() const {
+    loop_totals l;
+    for (const auto& [key, t] : tallies)
+      if (key.second.empty()) {
+        l.runs += t.tile_cases;
+        l.per_variant += t.launch + t.judge;
+        l.judge += t.judge;
+        ++l.variants;
+      }
+    l.total = shared.prepare + l.per_variant;
+    return l;
+  }
+  // Host work per tile-case run (everything but the launches): what bounds a GPU run, whatever the device does.
+  double host_us_per_run(const loop_totals& l) const {
+    return l.runs ? 1e6 * (shared.prepare + l.judge) / double(l.runs) : 0.0;
+  }
+
+  // The figures tileprobe-report --throughput reads (JSON "bench"); the lines below say the same in words.
+  std::map<std::string, double> bench_figures() const {
+    const auto l = totals();
+    return {{"cpu_seconds", l.total},
+            {"tile_case_runs", double(l.runs)},
+            {"host_cpu_us_per_tile_case_run", host_us_per_run(l)},
+            {"batch_runner_wall_seconds", wall},
+            {"host_threads", double(jobs)}};
+  }
+
   std::vector<std::string> bench_lines() const {
     std::vector<std::string> lines;
     if (!bench) return lines;
@@ -226,18 +259,10 @@ struct runner_state {
     std::snprintf(buf, sizeof buf, "bench: fuzz case ids and seeds: %llu cases in %.3f s CPU (%.2f us/case)",
                   (unsigned long long)fuzz_cases, fuzz_id_seconds, 1e6 * id_per_case);
     lines.push_back(buf);
-    // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
-    std::uint64_t runs = 0;
-    double per_variant = 0, judge = 0;
-    std::size_t variants = 0;
-    for (const auto& [key, t] : tallies)
-      if (key.second.empty()) {
-        runs += t.tile_cases;
-        per_variant += t.launch + t.judge;
-        judge += t.judge;
-        ++variants;
-      }
-    const double total = shared.prepare + per_variant;
+    const auto l = totals();
+    const std::uint64_t runs = l.runs;
+    const double per_variant = l.per_variant, total = l.total;
+    const std::size_t variants = l.variants;
     std::snprintf(buf, sizeof buf,
                   "bench: fuzz loop, %zu variant(s): %llu tiles, %llu 16x16x32 tile-cases run and judged in %.3f s "
                   "CPU = %.0f tile-cases/s per core (shared by the variants: generate+pack+oracle+census %.3f s; "
@@ -259,7 +284,7 @@ struct runner_state {
     lines.push_back(buf);
     // What bounds a GPU run: the host work per run (everything but the launches), whatever the device does.
     if (runs > 0) {
-      const double us = 1e6 * (shared.prepare + judge) / double(runs);
+      const double us = host_us_per_run(l);
       std::snprintf(buf, sizeof buf,
                     "bench: host work per tile-case run (generate, oracle, census, pack, judge; launches excluded): "
                     "%.2f us CPU = at most %.0f tile-cases/s per host thread, whatever runs the kernels",
@@ -425,6 +450,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
   });
 
   app.notes([st] { return st->bench_lines(); });
+  app.bench_figures([st] { return st->bench_figures(); });
 
   // --input files (ck_input.h), the input files of counterexamples, and reruns of shrunk ids through their parent.
   app.input([cfg, &app](const std::string& path, case_list& out) {
