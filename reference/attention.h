@@ -1,4 +1,5 @@
-// Softmax attention in fp64, one head: the oracle for the flash-attention probes (spec/fattn.md §3.3, §5.1, §10).
+// Softmax attention in fp64, one head: the oracle for the flash-attention probes (docs/bugs/fattn-kernel.md §4, §8;
+// docs/bugs/fa-missing-tile-meta.md §6).
 //
 //   s_ij = scale · q_i·k_j + mask_ij            (mask optional; -inf entries remove key j for query i)
 //   m_i  = max(max_j s_ij, sink)                 (sink optional, one logit per head)
@@ -30,8 +31,8 @@ attention_result attention(matrix_view<double> q, matrix_view<double> k, matrix_
                            const matrix_view<double>* mask = nullptr, std::optional<double> sink = std::nullopt);
 
 // KVarN body + tail as the oracle sees it: attention over the concatenated keys [K_body; K_tail] and values
-// [V_body; V_tail], computed in one pass (NOT by merging two partial results; spec §10 O_ref). Masks, if given,
-// are n_q x n_body and n_q x n_tail.
+// [V_body; V_tail], computed in one pass (NOT by merging two partial results; docs/bugs/fa-missing-tile-meta.md §6).
+// Masks, if given, are n_q x n_body and n_q x n_tail.
 attention_result attention_body_tail(matrix_view<double> q, matrix_view<double> k_body, matrix_view<double> v_body,
                                      matrix_view<double> k_tail, matrix_view<double> v_tail, double scale,
                                      const matrix_view<double>* mask_body = nullptr,

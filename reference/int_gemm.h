@@ -1,7 +1,7 @@
 // Exact integer GEMM, the oracle for the iu8 / iu4 SWMMAC paths: D = C + A·B with int64 accumulation, so the
 // reference never wraps; wrap_int32 then models the hardware's 32-bit accumulator (clamp is unverified, see
-// spec/ck-sparse.md §11, so no saturating variant is offered here). Also the fp64 GEMM used as the oracle for
-// fp8/fp16/bf16 paths, whose logical values are exact in double.
+// docs/bugs/gfx12-swmmac.md §10 Q1, so no saturating variant is offered here). Also the fp64 GEMM used as the oracle
+// for fp8/fp16/bf16 paths, whose logical values are exact in double.
 #pragma once
 
 #include <cstdint>

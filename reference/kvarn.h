@@ -1,6 +1,6 @@
-// KVarN-style quantisation of one 128-wide tile (spec/fattn.md §8): used to make realistic quantised K/V bodies
-// for the flash-attention probes. Not bit-compatible with beellama's records (spec §11 Q6); it reproduces the
-// numerical pipeline:
+// KVarN-style quantisation of one 128-wide tile (docs/bugs/fattn-kernel.md §9): used to make realistic quantised K/V
+// bodies for the flash-attention probes. Not bit-compatible with beellama's records (docs/bugs/fattn-kernel.md §13 Q6);
+// it reproduces the numerical pipeline:
 //   1. (optional) normalised Walsh-Hadamard along each row: y = H x / sqrt(n), self-inverse, orthogonal;
 //   2. Sinkhorn variance normalisation in the log domain, both axes (details at sinkhorn());
 //   3. per-row asymmetric b-bit quantisation of B = T / (s_c ⊗ s_r):
@@ -42,12 +42,13 @@ struct sinkhorn_result {
 };
 // Sinkhorn on a tile T (rows x cols). Starting from log s = 0, each iteration:
 //   for every column c: std_c = population std over rows of T[r][c] / (s_c·s_r);
-//                       log s_c += log(clamp(std_c, std_min, std_max)); then clamp log s_c to [log_scale_min, log_scale_max]
+//                       log s_c += log(clamp(std_c, std_min, std_max)); then clamp log s_c to [log_scale_min,
+//                       log_scale_max]
 //   then the same for every row r with the updated column scales.
 // imbalance(s) = max_c std_c / min_c std_c + max_r std_r / min_r std_r, measured on T/(s_c ⊗ s_r) with the same
 // std clamp (so a constant row or column cannot divide by zero). The iterate with the smallest imbalance is kept,
-// the identity included; ties keep the earlier iterate. Our reading of the spec's one-line description: the
-// clamps apply to the accumulated log scale, and std is the population std (n, not n-1) [I].
+// the identity included; ties keep the earlier iterate. Our reading of docs/bugs/fattn-kernel.md §9's one-line
+// description: the clamps apply to the accumulated log scale, and std is the population std (n, not n-1) [I].
 sinkhorn_result sinkhorn(matrix_view<double> tile, const sinkhorn_options& opt = {});
 
 struct kvarn_options {

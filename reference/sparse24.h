@@ -1,7 +1,7 @@
 // 2:4 structured sparsity on LOGICAL rows (groups of 4 consecutive elements along K). Nothing here knows about
 // CK's compressed vectors or index words; it is what a 2:4 row means, used to check kernels from the outside.
 //
-// Zero test. CK's compress_a_impl decides survivors with `float(x) != 0` (spec/ck-sparse.md §5.2, §5.8):
+// Zero test. CK's compress_a_impl decides survivors with `float(x) != 0` (docs/bugs/ck-sparse.md §4, §9):
 //   - on logical integers (int8, int4) that is simply `v != 0`            -> zero_test::integer
 //   - on fp8 / fp16 / bf16 values it is IEEE `x != 0.0`: -0.0 is ZERO (not a survivor) and NaN IS a survivor,
 //     because NaN != 0 is true                                           -> zero_test::floating
@@ -13,12 +13,34 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 namespace tp::ref {
 
 enum class zero_test { integer, floating };
+
+// The kinds of 4-group a valid 2:4 row holds, named by their survivor positions: six pairs, four lone survivors and
+// the empty group. The order is part of the interface: case ids, coverage counters and the adversarial table's
+// rotation (CK's AdversarialGeneratedTile cycles through them in this order, docs/bugs/ck-sparse.md §11) follow it.
+enum class group_kind : std::uint8_t { pair01, pair02, pair03, pair12, pair13, pair23, single0, single1, single2,
+                                       single3, none };
+inline constexpr std::array<group_kind, 11> all_group_kinds = {
+    group_kind::pair01,  group_kind::pair02,  group_kind::pair03,  group_kind::pair12,
+    group_kind::pair13,  group_kind::pair23,  group_kind::single0, group_kind::single1,
+    group_kind::single2, group_kind::single3, group_kind::none};
+// Bit p set: position p survives.
+constexpr unsigned survivor_mask(group_kind k) {
+  constexpr unsigned masks[] = {0b0011, 0b0101, 0b1001, 0b0110, 0b1010, 0b1100, 0b0001, 0b0010, 0b0100, 0b1000, 0};
+  return masks[unsigned(k)];
+}
+// The kind of a group with these survivors; nullopt for more than two (not valid 2:4).
+constexpr std::optional<group_kind> group_kind_of(unsigned mask) {
+  for (group_kind k : all_group_kinds)
+    if (survivor_mask(k) == (mask & 0xFu)) return k;
+  return std::nullopt;
+}
 
 // Integer rule (exact): survivor iff v != 0.
 constexpr bool survives(std::int64_t v) { return v != 0; }
@@ -39,7 +61,7 @@ bool is_valid_2_4(std::span<const double> row, zero_test rule = zero_test::float
 //   1 survivor at p           -> a zero-valued entry at the LOWEST position != p, then sorted ascending:
 //                                p=0 -> (a_0,0),(0,1)   p=1 -> (0,0),(a_1,1)
 //                                p=2 -> (0,0),(a_2,2)   p=3 -> (0,0),(a_3,3)
-//   0 survivors               -> (0,0),(0,1)   (the "positions {0,1}" word 0x44444444 of spec §3.2)
+//   0 survivors               -> (0,0),(0,1)   (the "positions {0,1}" word 0x44444444, docs/bugs/gfx12-swmmac.md §3)
 // This is deliberately NOT CK's convention (CK leaves the field at 2): the oracle states meaning, not CK's bits.
 // A float non-survivor (-0.0) is compressed away, so expand() yields +0.0 there; products with it are zero either way.
 template <class T>

@@ -64,7 +64,7 @@
   #define TP_LOC_PARAM
   #define TP_LOC_ONLY_PARAM
   #define TP_LOC_ARG
-  // Wave size per arch macro: __AMDGCN_WAVEFRONT_SIZE__ is gone in clang-22 (spec/toolchain.md §2.4).
+  // Wave size per arch macro: __AMDGCN_WAVEFRONT_SIZE__ is gone in clang-22 (docs/bugs/amdgpu-toolchain.md §3).
   #if defined(__gfx900__) || defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || \
       defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
     #define TP_HIP_WAVE 64

@@ -2,9 +2,14 @@
 // the kernels computed and what the verdicts were. The ck probes record d_digest (a checksum of every tile's raw D
 // bits) and d_digest_cases: equal digests over the same cases mean the two backends' machine code computed the same
 // D bit for bit (integer and float paths alike). Every probe is compared on passed/failed counts per variant.
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "tools/report_merge.h"
 
@@ -63,6 +68,65 @@ backend_comparison compare_backends(const std::vector<merged_run>& runs, const s
     if (!on_a.count(key))
       out.problems.push_back(rb->probe + ": run on " + b + " but not on " + a + " with the same cases and variants");
   return out;
+}
+
+namespace {
+std::uint64_t case_runs(const probe::run_record& r) {
+  std::uint64_t n = 0;
+  for (const auto& v : r.variants) n += v.passed + v.failed;
+  return n;
+}
+// Host threads of a run: its --jobs (the ck probes' host work), else 1.
+unsigned host_threads(const merged_run& m) {
+  if (m.commands.empty()) return 1;
+  const auto words = shell_words(m.commands.front());
+  for (std::size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "--jobs") return unsigned(std::max(1, std::atoi(words[i + 1].c_str())));
+  return 1;
+}
+double figure(const probe::run_record& r, const char* name) {
+  const auto it = r.bench.find(name);
+  return it == r.bench.end() ? 0.0 : it->second;
+}
+}  // namespace
+
+void add_throughput(backend_comparison& into, const std::vector<merged_run>& runs) {
+  // The reference of each probe: its cpu run in one process (one shard), the emulator on one core.
+  std::map<std::string, const merged_run*> cpu_one;
+  for (const auto& m : runs)
+    if (m.record.backend == "cpu" && m.sources.size() <= 1 && host_threads(m) == 1 && !cpu_one.count(m.record.probe))
+      cpu_one[m.record.probe] = &m;
+  for (const auto& m : runs) {
+    const auto& r = m.record;
+    const double seconds = m.slowest_shard_seconds > 0 ? m.slowest_shard_seconds : r.run_seconds;
+    if (seconds <= 0) {
+      into.problems.push_back(r.probe + " on " + r.backend + ": no run_seconds, so no rate");
+      continue;
+    }
+    const unsigned shards = unsigned(std::max<std::size_t>(1, m.sources.size())), jobs = host_threads(m);
+    backend_comparison::rate rate{r.probe, r.backend,
+                                  shards > 1 ? fmt::format("{} shards side by side", shards)
+                                             : fmt::format("1 process, --jobs {}", jobs),
+                                  double(case_runs(r)) / seconds, ""};
+    const auto ref = cpu_one.find(r.probe);
+    if (ref != cpu_one.end() && ref->second != &m) {
+      const auto& c = ref->second->record;
+      const double ref_rate = double(case_runs(c)) / c.run_seconds;
+      rate.note = fmt::format("{:.1f}x the cpu run in one process", rate.case_runs_per_second / ref_rate);
+      // The bound from the reference run's own split: with T host threads and kernels that cost nothing, a run
+      // cannot beat T x (kernels + host work) / host work per tile-case run.
+      const double cpu = figure(c, "cpu_seconds"), tiles = figure(c, "tile_case_runs"),
+                   host_us = figure(c, "host_cpu_us_per_tile_case_run");
+      if (cpu > 0 && tiles > 0 && host_us > 0) {
+        const double per_run_us = 1e6 * cpu / tiles;
+        rate.note += fmt::format("; at most {:.0f}x with free kernels on {} host thread(s) ({:.1f} us CPU per "
+                                 "tile-case run in the cpu run, {:.1f} us of it host work)",
+                                 double(std::max(shards, jobs)) * per_run_us / host_us, std::max(shards, jobs),
+                                 per_run_us, host_us);
+      }
+    }
+    into.rates.push_back(std::move(rate));
+  }
 }
 
 }  // namespace tp::report

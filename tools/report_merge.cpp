@@ -80,6 +80,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       m.commands.push_back(r.command);
       unsharded_sizes.insert(r.unsharded_cases);
       rec.run_seconds += r.run_seconds;
+      m.slowest_shard_seconds = std::max(m.slowest_shard_seconds, r.run_seconds);
       for (const auto& [key, value] : r.environment)
         if (key == "hostname") hosts.insert(value);
       for (std::size_t c = 0; c < r.cases.size(); ++c) placed.emplace_back(r.cases[c].position, &r, c);
@@ -147,79 +148,62 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
   return out;
 }
 
-mutation_matrix parse_matrix(const nlohmann::json& j) {
-  mutation_matrix m;
-  if (!j.is_object() || !j.contains("matrix_version") || j.at("matrix_version") != 1)
-    throw std::runtime_error("matrix: missing or unsupported matrix_version (expected 1)");
-  if (!j.contains("rows") || !j.at("rows").is_array()) throw std::runtime_error("matrix: missing rows");
-  try {
-    m.backend = j.value("backend", std::string());
-    if (j.contains("probe_args")) m.probe_args = j.at("probe_args").get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("matrix: bad backend or probe_args: ") + e.what());
-  }
-  for (const auto& jr : j.at("rows")) {
-    matrix_row row;
-    try {
-      row.variant = jr.at("variant").get<std::string>();
-      row.family = jr.value("family", std::string());
-      if (jr.contains("targets")) {
-        row.any_target = false;
-        row.targets = jr.at("targets").get<std::vector<std::string>>();
-      }
-      row.exit_codes = jr.at("exit").get<std::map<std::string, int>>();
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(std::string("matrix: bad row: ") + e.what());
-    }
-    m.rows.push_back(std::move(row));
-  }
-  return m;
-}
-
 namespace {
-std::set<std::string> caught_by(const matrix_row& r) {
-  std::set<std::string> s;
-  for (const auto& [p, code] : r.exit_codes)
-    if (code == 1) s.insert(p);
-  return s;
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the file");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
+  }
 }
-std::string join(const std::set<std::string>& s) {
-  std::string out;
-  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
-  return out.empty() ? "none" : out;
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  return bool(out);
+}
+// "A,B" with two non-empty names.
+std::optional<std::pair<std::string, std::string>> pair_of(const std::string& s) {
+  const auto comma = s.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == s.size() || s.find(',', comma + 1) != std::string::npos)
+    return std::nullopt;
+  return std::pair{s.substr(0, comma), s.substr(comma + 1)};
 }
 }  // namespace
 
-std::vector<std::string> matrix_problems(const mutation_matrix& m) {
-  std::vector<std::string> problems;
-  for (const auto& r : m.rows) {
-    for (const auto& [p, code] : r.exit_codes)
-      if (code != 0 && code != 1 && code != 77)
-        problems.push_back(fmt::format("{} on {}: exit {} (usage or input error)", p, r.variant, code));
-    const auto caught = caught_by(r);
-    if (r.any_target) {
-      if (caught.empty()) problems.push_back("mutant " + r.variant + " survives: no probe catches it");
-    } else {
-      const std::set<std::string> want(r.targets.begin(), r.targets.end());
-      if (caught != want)
-        problems.push_back("variant " + r.variant + " is caught by " + join(caught) + ", expected exactly " +
-                           join(want));
-    }
-  }
-  return problems;
-}
-
 int tileprobe_report_main(int argc, char** argv) {
-  CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document", "tileprobe-report");
+  CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document; compute the mutation matrix and "
+               "backend comparisons from JSON. Exit 0: everything as expected; 1: a broken verdict, merge, matrix "
+               "or comparison; 2: bad usage or input; 77: nothing broken, but part of the matrix could not run "
+               "(backend not available): a skip, never a pass.",
+               "tileprobe-report");
   std::vector<std::string> inputs;
-  std::string out_path, matrix_path;
-  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends); optional with --matrix");
-  cli.add_option("--out", out_path, "Markdown output file (default: stdout)");
-  cli.add_option("--matrix", matrix_path, "mutation matrix JSON");
-  std::string compare_arg;
-  cli.add_option("--compare-backends", compare_arg,
+  std::string out_path, matrix_path, matrix_runs, targets_dir, matrix_out, compare_arg;
+  std::vector<std::string> probe_args;
+  bool throughput = false;
+  std::size_t comment_limit = github_comment_limit;
+  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends)");
+  cli.add_option("--out", out_path,
+                 "Markdown output file (default: stdout); a document over --comment-limit is also written as "
+                 "numbered parts beside it, FILE.part1.md ...");
+  cli.add_option("--matrix", matrix_path, "a mutation matrix JSON file (matrix_version 1) to check and render");
+  cli.add_option("--matrix-runs", matrix_runs,
+                 "a directory of matrix runs, PROBE@VARIANT.exit (exit status) and PROBE@VARIANT.json (the report of "
+                 "`--variant VARIANT --expect pass --report json`): computes the mutation matrix (needs --targets-dir)");
+  cli.add_option("--targets-dir", targets_dir, "where FAMILY/targets declares which probe must catch which variant "
+                                               "(the repository's patches/)");
+  cli.add_option("--matrix-out", matrix_out, "write the computed mutation matrix as JSON (matrix_version 1)");
+  cli.add_option("--matrix-probe-args", probe_args, "the arguments every matrix run was given, for the document");
+  cli.add_option("--compare-pair,--compare-backends", compare_arg,
                  "A,B: every probe run on backend A must have a run on B with the same cases, and agree with it per "
-                 "variant on d_digest, d_digest_cases, passed and failed (exit 1 otherwise); a section of the document");
+                 "variant on d_digest, d_digest_cases, passed and failed (exit 1 otherwise)");
+  cli.add_flag("--throughput", throughput,
+               "a section of case runs per second per run, from the reports' run_seconds and bench fields");
+  cli.add_option("--comment-limit", comment_limit,
+                 "characters a part may have (GitHub's comment limit); longer documents are split, with a warning")
+      ->capture_default_str();
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -230,21 +214,23 @@ int tileprobe_report_main(int argc, char** argv) {
     std::cerr << "tileprobe-report: " << msg << " (see --help)\n";
     return 2;
   }
-  if (inputs.empty() && matrix_path.empty()) {
-    std::cerr << "tileprobe-report: give at least one report, or --matrix FILE (see --help)\n";
+  const auto usage = [](const std::string& what) {
+    std::cerr << "tileprobe-report: " << what << " (see --help)\n";
     return 2;
-  }
-  const auto read_json = [](const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path + ": cannot open the file");
-    try {
-      return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
-    }
   };
+  if (inputs.empty() && matrix_path.empty() && matrix_runs.empty())
+    return usage("give at least one report, --matrix FILE or --matrix-runs DIR");
+  if (!matrix_path.empty() && !matrix_runs.empty()) return usage("--matrix and --matrix-runs contradict each other");
+  if (!matrix_runs.empty() && targets_dir.empty()) return usage("--matrix-runs needs --targets-dir (patches/)");
+  if (matrix_runs.empty() && (!targets_dir.empty() || !matrix_out.empty()))
+    return usage("--targets-dir and --matrix-out are for --matrix-runs");
+  if (comment_limit < 1024) return usage("--comment-limit must be at least 1024");
+  std::optional<std::pair<std::string, std::string>> pair;
+  if (!compare_arg.empty() && !(pair = pair_of(compare_arg)))
+    return usage("--compare-pair: '" + compare_arg + "' is not A,B (e.g. cpu,hip)");
+
   std::vector<loaded_report> reports;
-  mutation_matrix matrix;
+  std::optional<mutation_matrix> matrix;
   try {
     for (const auto& path : inputs) {
       try {
@@ -255,43 +241,70 @@ int tileprobe_report_main(int argc, char** argv) {
       }
     }
     if (!matrix_path.empty()) matrix = parse_matrix(read_json(matrix_path));
+    if (!matrix_runs.empty()) {
+      matrix = matrix_from_runs(read_matrix_runs(matrix_runs), targets_dir);
+      matrix->probe_args = probe_args;
+    }
   } catch (const std::runtime_error& e) {
     std::cerr << "tileprobe-report: " << e.what() << '\n';
     return 2;
   }
   const auto runs = merge_reports(reports);
   std::optional<backend_comparison> comparison;
-  if (!compare_arg.empty()) {
-    const auto comma = compare_arg.find(',');
-    if (comma == std::string::npos || comma == 0 || comma + 1 == compare_arg.size() ||
-        compare_arg.find(',', comma + 1) != std::string::npos) {
-      std::cerr << "tileprobe-report: --compare-backends: '" << compare_arg << "' is not A,B (e.g. cpu,hip)\n";
-      return 2;
-    }
-    comparison = compare_backends(runs, compare_arg.substr(0, comma), compare_arg.substr(comma + 1));
+  if (pair) comparison = compare_backends(runs, pair->first, pair->second);
+  if (throughput) {
+    if (!comparison) comparison.emplace();
+    add_throughput(*comparison, runs);
   }
-  const std::string doc = render_document(runs, matrix_path.empty() ? nullptr : &matrix,
-                                          comparison ? &*comparison : nullptr);
+  const std::string doc = render_document(runs, matrix ? &*matrix : nullptr, comparison ? &*comparison : nullptr);
+  if (!matrix_out.empty() && !write_file(matrix_out, to_json(*matrix).dump(1) + "\n")) {
+    std::cerr << "tileprobe-report: " << matrix_out << ": cannot write\n";
+    return 2;
+  }
+  const auto parts = split_document(doc, comment_limit);
   if (out_path.empty()) {
     std::cout << doc;
   } else {
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    out << doc;
-    if (!out) {
+    if (!write_file(out_path, doc)) {
       std::cerr << "tileprobe-report: " << out_path << ": cannot write\n";
       return 2;
     }
+    if (parts.size() > 1) {
+      const auto stem = out_path.size() > 3 && out_path.ends_with(".md") ? out_path.substr(0, out_path.size() - 3)
+                                                                          : out_path;
+      std::string names;
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::string name = fmt::format("{}.part{}.md", stem, i + 1);
+        if (!write_file(name, parts[i])) {
+          std::cerr << "tileprobe-report: " << name << ": cannot write\n";
+          return 2;
+        }
+        names += (names.empty() ? "" : ", ") + name;
+      }
+      std::cerr << fmt::format("tileprobe-report: warning: the document has {} characters, more than one comment takes "
+                               "({}); also written in {} parts: {}\n",
+                               doc.size(), comment_limit, parts.size(), names);
+    }
   }
+  if (out_path.empty() && parts.size() > 1)
+    std::cerr << fmt::format("tileprobe-report: warning: the document has {} characters, more than one comment takes "
+                             "({}); give --out FILE to have it split into numbered parts\n",
+                             doc.size(), comment_limit);
   int rc = 0;
   for (const auto& m : runs) {
     for (const auto& p : m.problems) std::cerr << "tileprobe-report: " << m.record.probe << ": " << p << '\n', rc = 1;
     for (const auto& b : m.record.broken)
       std::cerr << "tileprobe-report: " << m.record.probe << " (" << m.record.backend << "): " << b << '\n', rc = 1;
   }
-  if (!matrix_path.empty())
-    for (const auto& p : matrix_problems(matrix)) std::cerr << "tileprobe-report: matrix: " << p << '\n', rc = 1;
+  int matrix_rc = 0;
+  if (matrix) {
+    for (const auto& p : matrix_problems(*matrix)) std::cerr << "tileprobe-report: matrix: " << p << '\n';
+    matrix_rc = matrix_exit_code(*matrix);
+    if (matrix_rc == 77) std::cerr << "tileprobe-report: matrix: some runs were not available (exit 77): not judged\n";
+  }
   if (comparison)
-    for (const auto& p : comparison->problems) std::cerr << "tileprobe-report: backends: " << p << '\n', rc = 1;
+    for (const auto& p : comparison->problems) std::cerr << "tileprobe-report: compare: " << p << '\n', rc = 1;
+  if (rc == 0 && matrix_rc != 0) rc = matrix_rc;
   return rc;
 }
 

@@ -1,6 +1,6 @@
 // The gfx12 SWMMAC wrappers the sparse pipeline selects (CK's amdgcn_mma<..., SPARSE> in sparse_gfx12.hpp), with the
-// per-lane register geometry of each (spec ck-sparse.md §3.4). Integer ops are signed on both sides, no clamp, as CK
-// issues them. Every lane vector here is "word w of a lane's K block"; lane_k(h, w) is the first K index in word w
+// per-lane register geometry of each (docs/bugs/gfx12-swmmac.md §5). Integer ops are signed on both sides, no clamp, as
+// CK issues them. Every lane vector here is "word w of a lane's K block"; lane_k(h, w) is the first K index in word w
 // for lane half h (lanes 0-15: h = 0, lanes 16-31: h = 1), the same for uncompressed A and for B.
 #pragma once
 

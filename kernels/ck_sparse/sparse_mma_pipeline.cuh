@@ -1,5 +1,5 @@
 // ck_tile's SparseMmaPipeline (include/ck_tile/core/arch/mma/sparse/sparse_mma_pipeline.hpp) for one wave and one
-// 16 x 16 x K tile, pre-fix (spec ck-sparse.md §5.6), over the gfx12 SWMMAC wrappers of sparse_gfx12.cuh.
+// 16 x 16 x K tile, pre-fix (docs/bugs/ck-sparse.md §7), over the gfx12 SWMMAC wrappers of sparse_gfx12.cuh.
 //
 // A arrives uncompressed: each lane loads its K block of one row for every fragment, fragment after fragment. The
 // whole vector is compressed once; because each fragment's 4-groups are contiguous in it, compressed fragment bk is

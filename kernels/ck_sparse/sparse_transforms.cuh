@@ -1,5 +1,5 @@
 // ck_tile's 2:4 compression of the A operand (include/ck_tile/core/arch/mma/sparse/sparse_transforms.hpp), modelled
-// as develop had it before PR #3759 (spec ck-sparse.md §5.2, "V3"). The fixes live in patches/ck_sparse/.
+// as develop had it before PR #3759 (docs/bugs/ck-sparse.md §4, "V3"). The fixes live in patches/ck_sparse/.
 //
 // compress_a_impl turns one lane's vector of 2*CompressedSize physical elements into CompressedSize survivors (in
 // place, front of the vector) plus one 2-bit field per survivor: the survivor's position 0..3 inside its 4-group.

@@ -2,11 +2,11 @@
 // A probe or test reaches one variant's kernels through tp::fattn::ops, found with
 // tp::find_variant<tp::fattn::ops>("fattn", variant, backend).
 //
-// The model keeps upstream's names and phases (spec/fattn.md §3.4-§3.6, §5) and simplifies where the bugs do not
-// live: plain fp32 dot products instead of MMA tiles, fp32 accumulators, Q/K/V stored as fp32 holding fp16 values,
-// K and V read straight from global memory (upstream stages them through tile_K/tile_V; only tile_Q matters here),
-// no mask, no sinks. GQA packing is modelled (ncols = ncols1 · ncols2: a tile is ncols1 tokens × ncols2 Q heads of one
-// K/V head, heads past gqa padded and never stored), and so are the three kernel kinds of kernel_kind.
+// The model keeps upstream's names and phases (docs/bugs/fattn-kernel.md §5, §6, §7, §8) and simplifies where the bugs
+// do not live: plain fp32 dot products instead of MMA tiles, fp32 accumulators, Q/K/V stored as fp32 holding fp16
+// values, K and V read straight from global memory (upstream stages them through tile_K/tile_V; only tile_Q matters
+// here), no mask, no sinks. GQA packing is modelled (ncols = ncols1 · ncols2: a tile is ncols1 tokens × ncols2 Q heads
+// of one K/V head, heads past gqa padded and never stored), and so are the three kernel kinds of kernel_kind.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +18,8 @@
 
 namespace tp::fattn {
 
-// One row of upstream's config table (spec §3.1, §4.2). Counts of half2 columns are kept in half2 units, as
-// upstream does (nbatch_combine), so `iters = (DV/2) / nbatch_combine` reads the same as in the spec.
+// One row of upstream's config table (docs/bugs/fattn-kernel.md §2, §10). Counts of half2 columns are kept in half2
+// units, as upstream does (nbatch_combine), so `iters = (DV/2) / nbatch_combine` reads as in docs/bugs/fattn-kernel.md.
 struct kernel_config {
   const char* name;
   int DKQ, DV;
@@ -34,7 +34,8 @@ struct kernel_config {
   constexpr int nthreads() const { return nwarps * 32; }
 };
 
-// The configurations of spec §4.2. Warps, cols_per_warp, np and combine iterations are exactly as tabulated.
+// The configurations of docs/bugs/fattn-kernel.md §10. Warps, cols_per_warp, np and combine iterations are exactly as
+// tabulated.
 inline constexpr kernel_config configs[] = {
     // race-prone: np 1, 2 iterations (live in pre-fix beellama once the KVarN route lifts the DKQ>128 gate). The KVarN
     // prefill kernel PR #149 ran: RDNA's D256 ncols-64 row, 128 threads, nbatch_fa 64, nbatch_combine 64.

@@ -1,5 +1,5 @@
-// Shared pieces of the flash-attention model (upstream fattn-common.cuh, fattn-tail.cuh; spec/fattn.md §3.3, §3.6,
-// §5.1): softmax constants, the partial-merge algebra, the stream-k fixups, the parallel_blocks combine, the f16
+// Shared pieces of the flash-attention model (upstream fattn-common.cuh, fattn-tail.cuh; docs/bugs/fattn-kernel.md
+// §4, §7, §8): softmax constants, the partial-merge algebra, the stream-k fixups, the parallel_blocks combine, the f16
 // tail pass and the KVarN tail merge. Device code only; wrapped in the variant namespace by the includer.
 #pragma once
 
@@ -59,7 +59,7 @@ TP_DEVICE void fa_warp_sum(float (&v)[N]) {
 #endif
 }
 
-// Unit arithmetic of the stream-k split (spec §3.5): block b owns units [b·U/G, (b+1)·U/G).
+// Unit arithmetic of the stream-k split (docs/bugs/fattn-kernel.md §6): block b owns units [b·U/G, (b+1)·U/G).
 TP_DEVICE long long fa_kbc_begin(int b, long long units, int blocks) { return (long long)b * units / blocks; }
 
 // Where tiles and their columns land (upstream flash_attn_ext_f16's kbc decomposition, GQA packing): tile
@@ -117,7 +117,8 @@ TP_GLOBAL void flash_attn_stream_k_fixup_uniform(tp::gmem<float> dst, tp::gmem<f
 
 // flash_attn_stream_k_fixup_general: one fixup block per stream-k block b. Only a block that started mid-tile and
 // reached that tile's end owns a fixup; it walks back over the blocks before it until one began at or before the
-// tile start. Returns at once otherwise, so a tile done by a single block is never visited (spec §3.6).
+// tile start. Returns at once otherwise, so a tile done by a single block is never visited (docs/bugs/fattn-kernel.md
+// §7).
 template <int DV, int ncols>
 TP_GLOBAL void flash_attn_stream_k_fixup_general(tp::gmem<float> dst, tp::gmem<float> dst_final_meta,
                                                  tp::gmem<float> fix_meta, tp::gmem<float> fix_data, fa_tiling tl,
@@ -226,7 +227,8 @@ TP_GLOBAL void flash_attn_ext_tail_f16(tp::gmem<float> Q, tp::gmem<float> K, tp:
 
 // k_flash_attn_ext_tail_partials_merge (fattn-tail.cuh): merge the normalised body output with the tail output by
 // their meta. A part is valid iff l > 0 and (m, l) finite; invalid parts weigh 0. A body row whose meta was never
-// published still holds the memset's (0, 0): it is dropped and the row becomes tail-only attention (spec §5.1).
+// published still holds the memset's (0, 0): it is dropped and the row becomes tail-only attention
+// (docs/bugs/fattn-kernel.md §8).
 template <int DV>
 TP_GLOBAL void k_flash_attn_ext_tail_partials_merge(tp::gmem<float> body, tp::gmem<float> body_meta,
                                                     tp::gmem<float> tail, tp::gmem<float> tail_meta,

@@ -1,6 +1,7 @@
-// The flash-attention forward kernel as beellama had it before PR #149 (spec/fattn.md §3.4, §3.5, §4, §5):
-// flash_attn_ext_f16_process_tile and the stream-k driver flash_attn_ext_f16. Upstream names and phases; plain fp32
-// dot products stand in for the MMA tiles (see api.h for what else is simplified and why it does not matter here).
+// The flash-attention forward kernel as beellama had it before PR #149 (docs/bugs/fattn-kernel.md §5, §6;
+// docs/bugs/fa-k00-combine-race.md, fa-missing-tile-meta.md): flash_attn_ext_f16_process_tile and the stream-k driver
+// flash_attn_ext_f16. Upstream names and phases; plain fp32 dot products stand in for the MMA tiles (see api.h for what
+// else is simplified and why it does not matter here).
 //
 // Lane layout (ours): lane l of a warp owns head-dim elements d = l + 32·n of Q, of VKQ and of the output. A Q·K
 // score needs a warp-wide sum, after which every lane holds every score of its warp, so the online softmax state
@@ -19,8 +20,8 @@ namespace TP_VARIANT_NS {
 
 // Everything a launch passes, by value. Row r = hq*n_q + q for Q, dst and dst_final_meta (tl maps a tile's columns to
 // rows); K/V are [kv_head][kv][D].
-// fix_meta holds float2 slots: [0, G·ncols) needs_fixup meta, [G·ncols, 2G·ncols) is_fixup meta (spec §3.5);
-// fix_data holds G·ncols rows of DV floats, the is_fixup blocks' unnormalised VKQ.
+// fix_meta holds float2 slots: [0, G·ncols) needs_fixup meta, [G·ncols, 2G·ncols) is_fixup meta
+// (docs/bugs/fattn-kernel.md §6); fix_data holds G·ncols rows of DV floats, the is_fixup blocks' unnormalised VKQ.
 struct fattn_args {
   tp::gmem<float> Q, K, V, dst, dst_final_meta, fix_meta, fix_data;
   int n_q, n_kv, n_head;  // n_head: K/V heads
@@ -112,7 +113,8 @@ TP_DEVICE void flash_attn_ext_f16_iter(const fattn_args& a, int kv_head, int kb0
   }
 }
 
-// One tile (ncols1 tokens x ncols2 Q heads of one K/V head) over KV batches [kb0_start, kb0_stop). Phases as spec §3.4.
+// One tile (ncols1 tokens x ncols2 Q heads of one K/V head) over KV batches [kb0_start, kb0_stop). Phases as
+// docs/bugs/fattn-kernel.md §5.
 //   whole tile   (!needs_fixup && !is_fixup): normalised output to dst, final meta to dst_final_meta
 //   needs_fixup  (started mid-tile, reached its end): unnormalised output to dst, (m, l) to fix_meta[b]
 //   is_fixup     (ends mid-tile): unnormalised output to fix_data[b], (m, l) to fix_meta[G + b]

@@ -1,7 +1,7 @@
 // Matrix instructions for kernel code: one device function per instruction, named after the mnemonic.
 // On the architecture that has the instruction the real builtin is called; everywhere else (CPU emulator, CUDA, other
 // AMD archs) the software form from soft.cuh, which has the same lane semantics. Register contents follow the
-// instruction's own layout (spec ck-sparse.md §3.4; proven against AMD's tables in tests/isa).
+// instruction's own layout (docs/bugs/gfx12-swmmac.md §5; proven against AMD's tables in tests/isa).
 //
 //   gfx12 (tp::mma::):     swmmac_i32_16x16x32_iu4, swmmac_i32_16x16x64_iu4, swmmac_i32_16x16x32_iu8,
 //                          swmmac_f32_16x16x32_{fp8,bf8}_{fp8,bf8}, swmmac_f32_16x16x32_{f16,bf16},

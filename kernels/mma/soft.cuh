@@ -3,7 +3,7 @@
 // tp::warp_allgather and computes its own D registers; nothing else is shared, so a caller's per-lane register
 // contents mean exactly what they would mean to the hardware.
 //
-// Semantics (spec ck-sparse.md §3.2-3.4): D[i][j] = C[i][j] + sum over groups g, stored slots s of
+// Semantics (docs/bugs/gfx12-swmmac.md §3, §4, §5): D[i][j] = C[i][j] + sum over groups g, stored slots s of
 // a(i,g,s) * B[4g + F(i,g,s)][j], F = the 2-bit field of the selected index half, first stored value in the low
 // two bits. Any F is legal and collisions add.
 //
@@ -146,7 +146,7 @@ TP_HOST_DEVICE uint32_t field(uint32_t word, unsigned bit, unsigned bits) {
   return bits == 32 ? word : (word >> bit) & ((1u << bits) - 1u);
 }
 
-// Layouts (lane relative to the op's wave; spec §3.4, §3.6, calculator detail files).
+// Layouts (lane relative to the op's wave; docs/bugs/gfx12-swmmac.md §5, §7, §9).
 // Sparse layouts give where stored value s of group g of row i lives, where the 4-bit index field of (i, g) lives
 // (bit inside the selected index bits), and where B[k][j] lives. D rows: which row lane l holds in D register r.
 struct rows_gfx12 {  // D: lane 16*(i>>3)+j, VGPR i&7

@@ -3,23 +3,22 @@
 // 2i+(1-s) with position j^1. The buggy variant is fixed-minus-0003 (upstream never reaches this code: bug 2 comes
 // first). The fix is patches/ck_sparse/0003. See README.md.
 #include "probes/ck_support/ck_driver.h"
+#include "reference/pk_int4.h"
 
 using namespace tp::ck_probe;
 using tp::probe::source_kind;
 
 namespace {
 
-// Spec §5.5: the 4-bit group value the fixed compress_a_impl writes for each of the 11 group kinds.
-constexpr unsigned kGroupValue[11] = {0x4, 0x7, 0x6, 0x3, 0x2, 0xE, 0x6, 0x2, 0xE, 0xA, 0xA};
-
 // Compress-level: each kind of group alone in a lane vector of 4 groups (the other three empty), values including
 // -8 in both nibbles of a byte.
 std::vector<std::pair<std::string, compress_case>> field_table() {
   std::vector<std::pair<std::string, compress_case>> out;
-  for (int cls = 0; cls <= 10; ++cls)
+  for (group_kind kind : tp::ref::all_group_kinds)
     for (int slot = 0; slot < 4; ++slot) {
+      const int cls = int(kind);  // only to vary the values from kind to kind
       int values[16] = {};
-      const unsigned mask = group_class_mask(cls);
+      const unsigned mask = tp::ref::survivor_mask(kind);
       int s0 = 0, s1 = 0, n = 0;
       for (int p = 0; p < 4; ++p)
         if ((mask >> p) & 1u) {
@@ -33,9 +32,9 @@ std::vector<std::pair<std::string, compress_case>> field_table() {
       for (int b = 0; b < 8; ++b) c.input.push_back(std::uint8_t((values[2 * b] & 15) << 4 | (values[2 * b + 1] & 15)));
       c.want_compressed[slot] = std::uint8_t((s0 & 15) << 4 | (s1 & 15));
       std::vector<unsigned> nibbles(4, 0xA);
-      nibbles[slot] = kGroupValue[cls];
+      nibbles[slot] = tp::ref::pk_int4_group_idx(kind);
       c.want_idx = idx_words_of(nibbles);
-      out.emplace_back(tp::probe::case_name("ck-swapxor")("test", "field-table")("group", group_class_id(cls))(
+      out.emplace_back(tp::probe::case_name("ck-swapxor")("test", "field-table")("group", group_kind_id(kind))(
                            "slot", slot)
                            .str(),
                        std::move(c));
@@ -60,14 +59,14 @@ int main(int argc, char** argv) {
   cfg.case_prefix = "ck-swapxor";
   cfg.dtypes = {api::dtype::pk_int4};
   cfg.fixtures = {{api::dtype::pk_int4, "ck-a-int4", "ck-b-int4"}};
-  cfg.fuzz_classes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  // The groups on which the wrong convention is right by coincidence: (0,1), (2,3), single at 3, empty.
-  cfg.control_classes = {0, 5, 9, 10};
+  cfg.fuzz_kinds = every_group_kind;
+  // The groups on which the wrong convention is right by coincidence.
+  cfg.control_kinds = convention_neutral_kinds;
   cfg.control_label = "convention-neutral";
   cfg.judge = [](const tile&, const tile_eval& e, tp::probe::outcome&) {
     return e.d_ok() && e.oob_survivor == 0 && e.oob_field == 0;
   };
-  cfg.shrink_first = {1, 2, 3, 4, 6, 7, 8};
+  cfg.shrink_first = convention_dependent_kinds;
   cfg.compress_cases = field_table();
   install(app, cfg);
   return app.main(argc, argv);

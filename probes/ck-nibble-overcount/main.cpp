@@ -10,7 +10,7 @@ using tp::probe::source_kind;
 namespace {
 
 // Compress-level: one lane vector (8 bytes = 4 groups of 4 nibbles), every window with more than two nonzero bytes.
-// A fixed variant emits one field per nibble, no UB, and the §5.5 group values.
+// A fixed variant emits one field per nibble, no UB, and the group values of reference/pk_int4.h (pk_int4_group_idx).
 std::vector<std::pair<std::string, compress_case>> overcount_windows() {
   std::vector<std::pair<std::string, compress_case>> out;
   // (0,2) + (1,3): bytes {hi, hi}, {lo, lo} -> 4 nonzero bytes in window 0; (0,3) + (1,2) in window 1.
@@ -19,7 +19,8 @@ std::vector<std::pair<std::string, compress_case>> overcount_windows() {
   for (int b = 0; b < 8; ++b) c.input.push_back(std::uint8_t((values[2 * b] & 15) << 4 | (values[2 * b + 1] & 15)));
   // Survivors per group, high nibble = survivor 0: (3,-8) (5,7) (1,-2) (6,4); group values 0x7 0x2 0x6 0x3.
   c.want_compressed = {0x38, 0x57, 0x1E, 0x64};
-  // The field values are ck-idx-swap-xor's business (spec §5.5 gives 0x7 0x2 0x6 0x3); here: one field per nibble.
+  // The field values are ck-idx-swap-xor's business (reference/pk_int4.h pk_int4_group_idx gives 0x7 0x2 0x6 0x3);
+  // here: one field per nibble.
   c.exact_idx = false;
   c.want_fields = 8;
   c.note = "4 nonzero bytes in each 4-byte window: upstream's byte scan finds 4 survivors for a 2-element array";
@@ -42,9 +43,9 @@ int main(int argc, char** argv) {
   cfg.dtypes = {api::dtype::pk_int4};
   cfg.fixtures = {{api::dtype::pk_int4, "ck-a-int4", "ck-b-int4"}};
   // Every group kind, so windows with 3 or 4 nonzero bytes occur in every tile.
-  cfg.fuzz_classes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  cfg.fuzz_kinds = every_group_kind;
   // Upstream gets no pk_int4 tile right except one without survivors (CK's AllZeroInput); that is the control.
-  cfg.control_classes = {10};
+  cfg.control_kinds = {group_kind::none};
   cfg.control_label = "all-zero";
   // Bug 2's own signature: UB writes, fewer idx fields than the instruction reads, and D on groups whose result does
   // not depend on the idx field convention (bug 3 is ck-idx-swap-xor's verdict; on the other groups D is printed,
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
   // The idx-convention-neutral adversarial table: only (0,1), (2,3), single at 3 and empty groups, so any D error
   // here is byte scanning or fragment slicing (FragsK > 1 for K >= 64 over 16x16x32).
   app.source(source_kind::adversarial, [](tp::probe::case_list& out) {
-    static const std::vector<int> neutral = {0, 5, 9, 10};
+    const group_kinds& neutral = convention_neutral_kinds;
     for (const auto& s : shapes_for(api::dtype::pk_int4))
       for (unsigned off = 0; off < neutral.size(); ++off) {
         tp::probe::case_def c;

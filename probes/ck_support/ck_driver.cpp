@@ -106,7 +106,7 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 // copy of the payload, so that object stays alive and its address cannot be reused), or the same fuzz generator input.
 bool same_tile(const tile_payload& a, const tile_payload& b) {
   if (a.t || b.t) return a.t == b.t;
-  return a.shape == b.shape && a.tile_seed == b.tile_seed && a.classes == b.classes;
+  return a.shape == b.shape && a.tile_seed == b.tile_seed && a.kinds == b.kinds;
 }
 
 // What every variant of one batch shares: the generated tiles, their packed operands, the oracle's D and the group
@@ -157,7 +157,7 @@ struct prepared_batch {
     probe::parallel_for(to_generate.size(), jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t n = begin; n < end; ++n) {
         const auto& [p, slot] = to_generate[n];
-        fill_random_tile(*slot, p->shape, p->tile_seed, *p->classes);
+        fill_random_tile(*slot, p->shape, p->tile_seed, *p->kinds);
       }
     });
     const auto t1 = std::chrono::steady_clock::now();
@@ -237,6 +237,39 @@ struct runner_state {
     }
   }
 
+  // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
+  struct loop_totals {
+    std::uint64_t runs = 0;  // 16x16x32 tile-cases run and judged, over the variants
+    double per_variant = 0, judge = 0, total = 0;
+    std::size_t variants = 0;
+  };
+  loop_totals totals() const {
+    loop_totals l;
+    for (const auto& [key, t] : tallies)
+      if (key.second.empty()) {
+        l.runs += t.tile_cases;
+        l.per_variant += t.launch + t.judge;
+        l.judge += t.judge;
+        ++l.variants;
+      }
+    l.total = shared.prepare + l.per_variant;
+    return l;
+  }
+  // Host work per tile-case run (everything but the launches): what bounds a GPU run, whatever the device does.
+  double host_us_per_run(const loop_totals& l) const {
+    return l.runs ? 1e6 * (shared.prepare + l.judge) / double(l.runs) : 0.0;
+  }
+
+  // The figures tileprobe-report --throughput reads (JSON "bench"); the lines below say the same in words.
+  std::map<std::string, double> bench_figures() const {
+    const auto l = totals();
+    return {{"cpu_seconds", l.total},
+            {"tile_case_runs", double(l.runs)},
+            {"host_cpu_us_per_tile_case_run", host_us_per_run(l)},
+            {"batch_runner_wall_seconds", wall},
+            {"host_threads", double(jobs)}};
+  }
+
   std::vector<std::string> bench_lines() const {
     std::vector<std::string> lines;
     if (!bench) return lines;
@@ -245,18 +278,10 @@ struct runner_state {
     std::snprintf(buf, sizeof buf, "bench: fuzz case ids and seeds: %llu cases in %.3f s CPU (%.2f us/case)",
                   (unsigned long long)fuzz_cases, fuzz_id_seconds, 1e6 * id_per_case);
     lines.push_back(buf);
-    // The loop as a whole: every tile through every variant, all CPU time of the batch runner counted once.
-    std::uint64_t runs = 0;
-    double per_variant = 0, judge = 0;
-    std::size_t variants = 0;
-    for (const auto& [key, t] : tallies)
-      if (key.second.empty()) {
-        runs += t.tile_cases;
-        per_variant += t.launch + t.judge;
-        judge += t.judge;
-        ++variants;
-      }
-    const double total = shared.prepare + per_variant;
+    const auto l = totals();
+    const std::uint64_t runs = l.runs;
+    const double per_variant = l.per_variant, total = l.total;
+    const std::size_t variants = l.variants;
     std::snprintf(buf, sizeof buf,
                   "bench: fuzz loop, %zu variant(s): %llu tiles, %llu 16x16x32 tile-cases run and judged in %.3f s "
                   "CPU = %.0f tile-cases/s per core (shared by the variants: generate+pack+oracle+census %.3f s; "
@@ -278,7 +303,7 @@ struct runner_state {
     lines.push_back(buf);
     // What bounds a GPU run: the host work per run (everything but the launches), whatever the device does.
     if (runs > 0) {
-      const double us = 1e6 * (shared.prepare + judge) / double(runs);
+      const double us = host_us_per_run(l);
       std::snprintf(buf, sizeof buf,
                     "bench: host work per tile-case run (generate, oracle, census, pack, judge; launches excluded): "
                     "%.2f us CPU = at most %.0f tile-cases/s per host thread, whatever runs the kernels",
@@ -345,14 +370,14 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
   });
 
   app.source(source_kind::adversarial, [cfg, tile_case](case_list& out) {
-    const std::vector<int>* classes = cfg->adversarial_classes.empty() ? nullptr : &cfg->adversarial_classes;
-    const unsigned rotations = classes ? unsigned(classes->size()) : 11u;
+    const group_kinds* kinds = cfg->adversarial_kinds.empty() ? nullptr : &cfg->adversarial_kinds;
+    const unsigned rotations = kinds ? unsigned(kinds->size()) : unsigned(ref::all_group_kinds.size());
     for (auto t : cfg->dtypes)
       for (const auto& s : shapes_for(t))
         for (unsigned off = 0; off < rotations; ++off)
           out.push_back(tile_case(case_name(cfg->case_prefix)("dtype", api::to_string(s.type))("K", s.k)(
                                       "op", api::to_string(s.instr))("src", "adversarial")("offset", off),
-                                  adversarial_tile(s, off, classes), "adversarial"));
+                                  adversarial_tile(s, off, kinds), "adversarial"));
     for (const auto& [id, cc] : cfg->compress_cases) {
       case_def c;
       c.id = id;
@@ -366,7 +391,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     for (auto t : cfg->dtypes)
       for (const auto& s : shapes_for(t))
         for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-          tile tl = cfg->control_classes.empty() ? canonical_tile(s, seed) : random_tile(s, seed, cfg->control_classes);
+          tile tl = cfg->control_kinds.empty() ? canonical_tile(s, seed) : random_tile(s, seed, cfg->control_kinds);
           out.push_back(tile_case(case_name(cfg->case_prefix)("dtype", api::to_string(s.type))("K", s.k)(
                                       "op", api::to_string(s.instr))("src", cfg->control_label)("seed", seed),
                                   std::move(tl), cfg->control_label));
@@ -387,7 +412,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
                .seed(seed)
                .str();
     c.group = api::to_string(s.type);
-    c.payload = tile_payload{nullptr, "fuzz", s, r.next(), &cfg->fuzz_classes};
+    c.payload = tile_payload{nullptr, "fuzz", s, r.next(), &cfg->fuzz_kinds};
     c.seed = seed;
     out.push_back(std::move(c));
     if (st->bench) {
@@ -446,6 +471,7 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
   });
 
   app.notes([st] { return st->bench_lines(); });
+  app.bench_figures([st] { return st->bench_figures(); });
 
   // --input files (ck_input.h), the input files of counterexamples, and reruns of shrunk ids through their parent.
   app.input([cfg, &app](const std::string& path, case_list& out) {
@@ -462,9 +488,10 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     auto groups = nonzero_groups(t);
     if (groups.size() <= 1) return smaller;
     auto rank = [&](std::pair<unsigned, unsigned> rg) {
-      const int cls = group_class(survivor_mask(t, rg.first, rg.second));
-      const auto it = std::find(cfg->shrink_first.begin(), cfg->shrink_first.end(), cls);
-      return it == cfg->shrink_first.end() ? 100 : int(it - cfg->shrink_first.begin());
+      const auto kind = ref::group_kind_of(survivor_mask(t, rg.first, rg.second));
+      const auto& first = cfg->shrink_first;
+      const auto it = kind ? std::find(first.begin(), first.end(), *kind) : first.end();
+      return it == first.end() ? 100 : int(it - first.begin());
     };
     std::stable_sort(groups.begin(), groups.end(), [&](auto x, auto y) { return rank(x) < rank(y); });
     for (auto [row, g] : groups) {

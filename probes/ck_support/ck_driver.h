@@ -30,8 +30,8 @@ struct tile_payload {
   std::string label;  // for the id: src=...
   api::tile_shape shape{};
   std::uint64_t tile_seed = 0;
-  const std::vector<int>* classes = nullptr;  // the probe's fuzz class pool (lives as long as the app)
-  tile materialize() const { return t ? *t : random_tile(shape, tile_seed, *classes); }
+  const group_kinds* kinds = nullptr;  // the probe's fuzz kind pool (lives as long as the app)
+  tile materialize() const { return t ? *t : random_tile(shape, tile_seed, *kinds); }
 };
 
 struct ck_probe_config {
@@ -42,14 +42,14 @@ struct ck_probe_config {
     std::string a, b;  // fixture names: A 16 x 256, B 256 x 16
   };
   std::vector<fixture_pair> fixtures;
-  std::vector<int> adversarial_classes;    // empty: all 11 (spec §7.4 cycle)
-  std::vector<int> fuzz_classes;           // class pool a fuzz group is drawn from
-  std::vector<int> control_classes;        // empty: CK's canonical fill (slots 1 and 3 zeroed)
+  group_kinds adversarial_kinds;  // empty: all 11, in CK's adversarial cycle (docs/bugs/ck-sparse.md §11)
+  group_kinds fuzz_kinds;         // the pool a fuzz group's kind is drawn from
+  group_kinds control_kinds;      // empty: CK's canonical fill (slots 1 and 3 zeroed)
   std::string control_label;
   // Whether one variant's result on one tile passes; `why` gets the reason lines.
   std::function<bool(const tile&, const tile_eval&, probe::outcome&)> judge;
-  // Classes the shrinker tries first (the bug's own groups).
-  std::vector<int> shrink_first;
+  // Kinds of group the shrinker tries first (the bug's own groups).
+  group_kinds shrink_first;
   std::vector<std::pair<std::string, compress_case>> compress_cases;  // (id, case)
   // --input compress-level vectors: judge the idx words exactly against CK's fixed convention, or (false) only the
   // field count, when the field values are another probe's verdict.

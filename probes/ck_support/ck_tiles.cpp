@@ -77,27 +77,20 @@ float_decode float_decode_of(api::dtype t) {
 }
 }  // namespace
 
-unsigned group_class_mask(int cls) {
-  if (cls >= 0 && cls < 6) return (1u << kPairs[cls][0]) | (1u << kPairs[cls][1]);
-  if (cls >= 6 && cls < 10) return 1u << (cls - 6);
-  return 0;
-}
-int group_class(unsigned m) {
-  for (int c = 0; c <= 10; ++c)
-    if (group_class_mask(c) == m) return c;
-  return -1;
-}
-const char* group_class_name(int cls) {
+const char* group_kind_name(group_kind k) {
   static const char* names[] = {"(0,1)", "(0,2)", "(0,3)", "(1,2)", "(1,3)", "(2,3)",
                                 "(0)",   "(1)",   "(2)",   "(3)",   "none"};
-  return cls >= 0 && cls <= 10 ? names[cls] : ">2";
+  return names[unsigned(k)];
 }
-const char* group_class_id(int cls) {
+const char* group_kind_id(group_kind k) {
   static const char* names[] = {"pair01", "pair02", "pair03", "pair12", "pair13", "pair23",
                                 "single0", "single1", "single2", "single3", "none"};
-  return cls >= 0 && cls <= 10 ? names[cls] : "over2";
+  return names[unsigned(k)];
 }
-bool convention_neutral(int cls) { return cls == 0 || cls == 5 || cls == 9 || cls == 10; }
+bool convention_neutral(group_kind k) {
+  return std::find(convention_neutral_kinds.begin(), convention_neutral_kinds.end(), k) !=
+         convention_neutral_kinds.end();
+}
 
 double value_of(api::dtype t, std::int32_t code) {
   return api::is_integer(t) ? double(code) : float_decode_of(t)(code);
@@ -264,17 +257,16 @@ void fill_random_b(std::vector<std::int32_t>& b, api::tile_shape s, fast_rng& r)
   }
 }
 
-// Spec §7.4 (CK's AdversarialGeneratedTile): group g of row m is case (m*groups + g) % 11; stored value
-// 1 + ((13m + 5g + 3pos) % 14), negated when m+g+pos is odd. int4 keeps 1..7 positive and 1..8 negative, so -8
+// CK's AdversarialGeneratedTile (docs/bugs/ck-sparse.md §11): group g of row m is case (m*groups + g) % 11; stored
+// value 1 + ((13m + 5g + 3pos) % 14), negated when m+g+pos is odd. int4 keeps 1..7 positive and 1..8 negative, so -8
 // and every high/low nibble pairing occur.
-tile adversarial_tile(api::tile_shape s, unsigned class_offset, const std::vector<int>* classes) {
+tile adversarial_tile(api::tile_shape s, unsigned kind_offset, const group_kinds* kinds) {
   tile t{s, std::vector<std::int32_t>(16 * s.k, 0), formula_b(s)};
   const unsigned groups = s.k / 4;
   for (unsigned m = 0; m < 16; ++m)
     for (unsigned g = 0; g < groups; ++g) {
-      const unsigned n = m * groups + g + class_offset;
-      const int cls = classes ? (*classes)[n % classes->size()] : int(n % 11);
-      const unsigned mask = group_class_mask(cls);
+      const unsigned n = m * groups + g + kind_offset;
+      const unsigned mask = ref::survivor_mask(kinds ? (*kinds)[n % kinds->size()] : ref::all_group_kinds[n % 11]);
       for (unsigned pos = 0; pos < 4; ++pos) {
         if (!((mask >> pos) & 1u)) continue;
         const bool neg = (m + g + pos) % 2 == 1;
@@ -298,17 +290,17 @@ tile canonical_tile(api::tile_shape s, std::uint64_t seed) {
   return t;
 }
 
-void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
+void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const group_kinds& kinds) {
   fast_rng r(seed);
   t.shape = s;
   fill_random_b(t.b, s, r);
   t.a.assign(16 * s.k, 0);
   const bool int4 = s.type == api::dtype::pk_int4;
   const std::int32_t* codes = small_codes(s.type);
-  // The class pool's masks once, not per group.
+  // The kind pool's masks once, not per group.
   thread_local std::vector<unsigned> masks;
   masks.clear();
-  for (int c : classes) masks.push_back(group_class_mask(c));
+  for (group_kind k : kinds) masks.push_back(ref::survivor_mask(k));
   for (unsigned m = 0; m < 16; ++m)
     for (unsigned g = 0; g < s.k / 4; ++g) {
       const unsigned mask = r.pick(masks);
@@ -321,9 +313,9 @@ void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std:
     }
 }
 
-tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes) {
+tile random_tile(api::tile_shape s, std::uint64_t seed, const group_kinds& kinds) {
   tile t;
-  fill_random_tile(t, s, seed, classes);
+  fill_random_tile(t, s, seed, kinds);
   return t;
 }
 
@@ -391,10 +383,18 @@ namespace {
 // The census for one element type: `survives` is inlined into the loop over every group of the tile.
 template <class Survives>
 tile_census census_with(const tile& t, Survives survives) {
-  // Per survivor mask: its class (group_class) and survivor count, tabulated once.
-  static const auto class_of = [] {
-    std::array<std::pair<int, int>, 16> c{};
-    for (unsigned m = 0; m < 16; ++m) c[m] = {group_class(m), std::popcount(m)};
+  // Per survivor mask: its by_kind slot (0: more than two survivors), survivor count and convention neutrality,
+  // tabulated once.
+  struct mask_info {
+    int slot, survivors;
+    bool neutral;
+  };
+  static const auto info_of = [] {
+    std::array<mask_info, 16> c{};
+    for (unsigned m = 0; m < 16; ++m) {
+      const auto k = ref::group_kind_of(m);
+      c[m] = {k ? int(*k) + 1 : 0, std::popcount(m), k && convention_neutral(*k)};
+    }
     return c;
   }();
   tile_census c;
@@ -403,13 +403,13 @@ tile_census census_with(const tile& t, Survives survives) {
     for (unsigned g = 0; g < t.shape.k / 4; ++g, a += 4) {
       const unsigned m = unsigned(survives(a[0])) | unsigned(survives(a[1])) << 1 | unsigned(survives(a[2])) << 2 |
                          unsigned(survives(a[3])) << 3;
-      const auto [cls, n] = class_of[m];
+      const auto [slot, n, neutral] = info_of[m];
       ++c.by_count[n];
       if (n == 1) ++c.single_at[std::countr_zero(m)];
-      ++c.by_class[cls + 1];
+      ++c.by_kind[slot];
       if (m) {
         ++c.nonzero_groups;
-        c.convention_neutral_only = c.convention_neutral_only && convention_neutral(cls);
+        c.convention_neutral_only = c.convention_neutral_only && neutral;
       }
     }
   return c;
@@ -456,9 +456,9 @@ void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e) {
   static const std::string survivors[3] = {"groups.survivors=0", "groups.survivors=1", "groups.survivors=2"};
   static const std::string single[4] = {"groups.single_at_0", "groups.single_at_1", "groups.single_at_2",
                                         "groups.single_at_3"};
-  static const std::vector<std::string> pk4_class = [] {
-    std::vector<std::string> v;
-    for (int c = -1; c <= 10; ++c) v.push_back(std::string("pk4.class") + group_class_name(c));
+  static const std::vector<std::string> pk4_class = [] {  // indexed as tile_census::by_kind
+    std::vector<std::string> v{"pk4.class>2"};
+    for (group_kind k : ref::all_group_kinds) v.push_back(std::string("pk4.class") + group_kind_name(k));
     return v;
   }();
   const tile_census& g = e.groups;
@@ -468,8 +468,8 @@ void count_coverage(probe::outcome& o, const tile& t, const tile_eval& e) {
   for (int p = 0; p < 4; ++p)
     if (g.single_at[p]) o.count(single[p], g.single_at[p]);
   if (t.shape.type == api::dtype::pk_int4)
-    for (int c = -1; c <= 10; ++c)
-      if (g.by_class[c + 1]) o.count(pk4_class[c + 1], g.by_class[c + 1]);
+    for (std::size_t slot = 0; slot < pk4_class.size(); ++slot)
+      if (g.by_kind[slot]) o.count(pk4_class[slot], g.by_kind[slot]);
   if (t.shape.frags_k() > 1) o.count("cases.fragsK>1");
   if (t.shape.type == api::dtype::pk_int4) o.count("pk4.fragments", t.shape.frags_k());
   o.count("ub.oob_survivor_writes", e.oob_survivor);
@@ -496,6 +496,13 @@ void describe(probe::outcome& o, const tile& t, const tile_eval& e, const expect
     o.note("compress_a_impl emits " + std::to_string(e.fields) + " idx fields per lane; the instruction reads " +
            std::to_string(e.logical_fields));
 }
+
+namespace {
+const char* kind_name(unsigned survivors) {
+  const auto k = ref::group_kind_of(survivors);
+  return k ? group_kind_name(*k) : ">2";
+}
+}  // namespace
 
 void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, std::size_t index, unsigned limit) {
   const api::tile_shape& s = t.shape;
@@ -543,7 +550,7 @@ void group_lines(probe::outcome& o, const tile& t, const api::tile_results& r, s
       words += fmt_hex(iw[w], 8);
     }
     o.note("row " + std::to_string(row) + " group " + std::to_string(g) + " " +
-           group_class_name(group_class(survivor_mask(t, row, g))) + " A={" + a + "} lane " + std::to_string(lane) +
+           kind_name(survivor_mask(t, row, g)) + " A={" + a + "} lane " + std::to_string(lane) +
            " frag " + std::to_string(bk) + ": compressed out " + vals + ", idx field " + fmt_hex(field, 1) +
            ", lane idx " + words);
   }

@@ -12,6 +12,7 @@
 
 #include "kernels/ck_sparse/api.h"
 #include "probes/common/probe.h"
+#include "reference/sparse24.h"
 
 namespace tp::ck_probe {
 
@@ -25,14 +26,21 @@ struct tile {
 };
 using tile_ptr = std::shared_ptr<const tile>;
 
-// The 11 kinds of 4-group (spec §7.4): 0-5 the pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3), 6-9 a single survivor at
-// 0..3, 10 the empty group; -1 for more than two survivors.
-int group_class(unsigned survivor_mask);
-const char* group_class_name(int cls);  // "(0,2)", "(3)", "none"
-const char* group_class_id(int cls);    // the same for case ids: "pair02", "single3", "none"
-unsigned group_class_mask(int cls);
-// The classes on which the pk_int4 idx convention (bug 3) cannot show: (0,1), (2,3), single at 3, empty.
-bool convention_neutral(int cls);
+// The 11 kinds of 4-group (reference/sparse24.h; CK's adversarial cycle, docs/bugs/ck-sparse.md §11).
+using ref::group_kind;
+using group_kinds = std::vector<group_kind>;
+const char* group_kind_name(group_kind k);  // "(0,2)", "(3)", "none"
+const char* group_kind_id(group_kind k);    // the same for case ids: "pair02", "single3", "none"
+// The kinds on which the pk_int4 idx convention (bug 3) cannot show: the raw and the logical order give the same
+// fields by coincidence for (0,1), (2,3), a single survivor at 3 and the empty group.
+inline const group_kinds convention_neutral_kinds = {group_kind::pair01, group_kind::pair23, group_kind::single3,
+                                                     group_kind::none};
+// The others: where the wrong convention always shows.
+inline const group_kinds convention_dependent_kinds = {group_kind::pair02,  group_kind::pair03,  group_kind::pair12,
+                                                       group_kind::pair13,  group_kind::single0, group_kind::single1,
+                                                       group_kind::single2};
+inline const group_kinds every_group_kind(ref::all_group_kinds.begin(), ref::all_group_kinds.end());
+bool convention_neutral(group_kind k);
 
 double value_of(api::dtype t, std::int32_t code);
 bool survives(api::dtype t, std::int32_t code);
@@ -87,11 +95,11 @@ class fast_rng {
 };
 
 // Generators. Every value is nonzero where a survivor is meant, so a misplaced one always shows.
-tile adversarial_tile(api::tile_shape s, unsigned class_offset = 0, const std::vector<int>* classes = nullptr);
+tile adversarial_tile(api::tile_shape s, unsigned kind_offset = 0, const group_kinds* kinds = nullptr);
 tile canonical_tile(api::tile_shape s, std::uint64_t seed);  // CK's host fill: uniform -8..8, slots 1 and 3 zeroed
-tile random_tile(api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes);
+tile random_tile(api::tile_shape s, std::uint64_t seed, const group_kinds& kinds);
 // The same tile into `t`, reusing its storage (the fuzz loop's form).
-void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const std::vector<int>& classes);
+void fill_random_tile(tile& t, api::tile_shape s, std::uint64_t seed, const group_kinds& kinds);
 void fill_random_b(std::vector<std::int32_t>& b, api::tile_shape s, fast_rng& r);
 std::vector<std::int32_t> formula_b(api::tile_shape s);  // CK E2E's B = ((5k + 3n) % 16) - 8 (fp: the same values)
 // Tile `index` (K columns of A from index*K, the same rows of B) of a 16 x 256 A fixture and a 256 x 16 B fixture.
@@ -103,9 +111,10 @@ std::vector<std::pair<unsigned, unsigned>> nonzero_groups(const tile& t);
 
 // The 4-groups of a tile by kind (one pass over A, shared by the judges and the coverage counters).
 struct tile_census {
-  std::uint64_t by_count[5] = {}, single_at[4] = {}, by_class[12] = {};  // by_class[cls + 1], -1 = more than two
+  // by_kind[int(kind) + 1]; [0] counts groups with more than two survivors
+  std::uint64_t by_count[5] = {}, single_at[4] = {}, by_kind[12] = {};
   unsigned nonzero_groups = 0;
-  bool convention_neutral_only = true;  // every nonzero group is of a convention_neutral class
+  bool convention_neutral_only = true;  // every nonzero group is of a convention-neutral kind
 };
 tile_census census(const tile& t);
 

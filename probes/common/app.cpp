@@ -17,8 +17,22 @@
 #include <unordered_set>
 
 #include <CLI/CLI.hpp>
+
+#ifndef TP_VERSION
+#define TP_VERSION "unknown"
+#endif
+#ifndef TP_GIT_COMMIT
+#define TP_GIT_COMMIT "unknown"
+#endif
+#ifndef TP_BIN_DIR
+#define TP_BIN_DIR ""
+#endif
+#ifndef TP_BIN_RELATIVE
+#define TP_BIN_RELATIVE ""
+#endif
 #include <fmt/format.h>
 
+#include "probes/common/markdown.h"
 #include "probes/common/probe.h"
 #include "probes/common/report.h"
 #include "probes/common/parallel.h"
@@ -113,7 +127,9 @@ std::vector<std::string> without_sanitize(const std::vector<std::string>& argv) 
   return out;
 }
 
-// A one-line progress indicator on stderr, only when stderr is a terminal and the run has taken over a second.
+// A one-line progress indicator on stderr, only when stderr is a terminal and the run has taken over a second: a bar,
+// case runs done of the estimate, elapsed time and the time left at the rate so far. finish() clears it, before any
+// report is printed.
 class progress {
  public:
   explicit progress(bool enabled) : enabled_(enabled), start_(clock_type::now()), last_(start_) {}
@@ -125,18 +141,52 @@ class progress {
     shown_ = true;
     const int width = 30;
     const int filled = total ? int(double(done) / double(total) * width) : width;
-    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu %.*s\x1b[K", filled, "##############################",
-                 width - filled, "", done, total, int(what.size()), what.data());
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double left = done ? elapsed * double(total - std::min(done, total)) / double(done) : 0.0;
+    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu %s elapsed, %s left  %.*s\x1b[K", filled,
+                 "##############################", width - filled, "", done, total, clock_text(elapsed).c_str(),
+                 clock_text(left).c_str(), int(what.size()), what.data());
     std::fflush(stderr);
   }
-  ~progress() {
+  void finish() {
     if (shown_) std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+    enabled_ = false;
   }
+  ~progress() { finish(); }
 
  private:
+  static std::string clock_text(double seconds) {
+    const auto s = static_cast<long long>(seconds + 0.5);
+    return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                     : fmt::format("{}:{:02}", s / 60, s % 60);
+  }
   bool enabled_, shown_ = false;
   clock_type::time_point start_, last_;
 };
+
+// --color=auto|always|never; auto (the default): colour when stdout is a terminal and NO_COLOR is unset or empty
+// (https://no-color.org).
+bool use_colour(const std::string& mode, bool tty) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return tty && !(no_color && *no_color);
+}
+
+// The executable as the reports name it: relative to a clone's root (build/default/bin/probe-X) when it is this
+// build's own bin/ copy, so a reader can paste the line in their clone; otherwise as it was invoked.
+std::string reported_executable(const std::string& argv0) {
+  const std::string bin_dir = TP_BIN_DIR, relative = TP_BIN_RELATIVE;
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (bin_dir.empty() || n <= 0) return argv0;
+  const std::filesystem::path exe(std::string(self, std::size_t(n)));
+  std::error_code ec;
+  if (!std::filesystem::equivalent(exe.parent_path(), bin_dir, ec)) return argv0;
+  return relative + "/" + exe.filename().string();
+}
 }  // namespace
 
 struct app::impl {
@@ -158,6 +208,7 @@ struct app::impl {
   input_text_fn input_text;
   std::vector<std::string> fixture_list;
   notes_fn notes;
+  bench_figures_fn bench_figures;
   variant_provider provider;
   backend_hooks hooks;
   bool provider_set = false, hooks_set = false;
@@ -168,7 +219,8 @@ struct app::impl {
   // Raw option values, interpreted after parsing so every error is one clear line.
   std::vector<std::string> variant_arg, buggy_arg, fixed_arg, fixture_arg, report_arg;
   std::string expect_arg = "fail-pass", shard_arg = "1/1", seed_arg, out_arg, skew_arg;
-  std::string fuzz_arg, jobs_arg = "1", batch_arg, shrink_budget_arg = "200";
+  std::string fuzz_arg, jobs_arg = "1", batch_arg, shrink_budget_arg = "200", colour_arg = "auto";
+  bool junit_failing_only = false;
   std::map<report_format, std::string> out_per_format;
   bool fuzz_given = false;
 
@@ -221,6 +273,7 @@ app& app::runner(runner_fn fn) { impl_->runner = std::move(fn); return *this; }
 app& app::batch_runner(batch_runner_fn fn) { impl_->batch_runner = std::move(fn); return *this; }
 app& app::shrinker(shrink_fn fn) { impl_->shrinker = std::move(fn); return *this; }
 app& app::notes(notes_fn fn) { impl_->notes = std::move(fn); return *this; }
+app& app::bench_figures(bench_figures_fn fn) { impl_->bench_figures = std::move(fn); return *this; }
 app& app::before_run(before_run_fn fn) { impl_->before = std::move(fn); return *this; }
 app& app::shrunk_parent(parent_fn fn) { impl_->parent_of = std::move(fn); return *this; }
 app& app::input_text(input_text_fn fn) { impl_->input_text = std::move(fn); return *this; }
@@ -258,6 +311,13 @@ void app::impl::add_common_options() {
   cli.add_option("--out-md", out_per_format[report_format::md], "Markdown report file");
   cli.add_option("--out-json", out_per_format[report_format::json], "JSON report file");
   cli.add_option("--out-junit", out_per_format[report_format::junit], "JUnit XML report file");
+  cli.add_flag("--junit-failing-only", junit_failing_only,
+               "JUnit: list only the testcases that break an expectation (and one for the unlisted rest)");
+  cli.add_option("--color", colour_arg,
+                 "auto (colour on a terminal unless NO_COLOR is set), always or never: the text report's colours")
+      ->capture_default_str();
+  cli.set_version_flag("--version", std::string(name) + " " + TP_VERSION + " (git " + TP_GIT_COMMIT + ")",
+                       "print the tileprobe version and the commit this build was configured from, and exit");
   cli.add_option("--shard", shard_arg, "run shard I of N (1 <= I <= N)")->capture_default_str();
   cli.add_flag("--list-cases", opt.list_cases, "print the selected case ids and exit");
   cli.add_flag("--list-variants", opt.list_variants,
@@ -368,6 +428,8 @@ int app::impl::run(int argc, char** argv) {
     return cli.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return cli.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
@@ -379,6 +441,8 @@ int app::impl::run(int argc, char** argv) {
   // Usage checks first: nothing runs unless the whole command line makes sense.
   if (opt.backend != "cpu" && opt.backend != "cuda" && opt.backend != "hip")
     throw usage_error("--backend '" + opt.backend + "': unknown backend (expected cpu, cuda or hip)");
+  if (colour_arg != "auto" && colour_arg != "always" && colour_arg != "never")
+    throw usage_error("--color '" + colour_arg + "': expected auto, always or never");
   if (!skew_arg.empty()) {
     opt.skew = parse_skew(skew_arg);
     if (!opt.skew)
@@ -719,7 +783,8 @@ int app::impl::run(int argc, char** argv) {
   rec.filtered = !opt.case_filters.empty() || !opt.input.empty() || !opt.fixtures.empty() || (fuzz_given && opt.fuzz == 0);
   {
     std::string cmd;
-    for (const auto& a : opt.command_line) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+    for (std::size_t i = 0; i < opt.command_line.size(); ++i)
+      cmd += (cmd.empty() ? "" : " ") + shell_quote(i == 0 ? reported_executable(opt.command_line[0]) : opt.command_line[i]);
     rec.command = cmd;
   }
   for (const auto& v : selected) {
@@ -868,6 +933,7 @@ int app::impl::run(int argc, char** argv) {
   });
 
   if (notes) rec.notes = notes();
+  if (bench_figures && opt.bench) rec.bench = bench_figures();
 
   // Shrink the first failure of each variant, and show the shrunk case on a fixed variant beside it.
   const variant* reference = nullptr;
@@ -891,7 +957,7 @@ int app::impl::run(int argc, char** argv) {
     const auto dot = first.rfind('.'), slash = first.rfind('/');
     input_stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? first.substr(0, dot) : first;
   }
-  const std::string exe = opt.command_line.empty() ? name : shell_quote(opt.command_line[0]);
+  const std::string exe = opt.command_line.empty() ? name : shell_quote(reported_executable(opt.command_line[0]));
   for (std::size_t v = 0; v < nv; ++v) {
     if (!first_failing[v]) continue;
     const case_def& failing = *first_failing[v];
@@ -940,13 +1006,14 @@ int app::impl::run(int argc, char** argv) {
   for (auto& e : build_environment()) rec.environment.push_back(std::move(e));
   for (const auto& e : extra_env) rec.environment.push_back(e);
 
-  const bool stdout_tty = isatty(STDOUT_FILENO) != 0;
-  const auto render = [&](report_format f, bool colour) -> std::string {
+  bar.finish();  // nothing of the bar may stay on the terminal above or inside a report
+  const bool colour = use_colour(colour_arg, isatty(STDOUT_FILENO) != 0);
+  const auto render = [&](report_format f, bool with_colour) -> std::string {
     switch (f) {
-      case report_format::text: return render_text(rec, colour, opt.bench);
+      case report_format::text: return render_text(rec, with_colour, opt.bench);
       case report_format::md: return render_markdown(rec, opt.bench);
       case report_format::json: return to_json(rec, opt.bench).dump(1) + "\n";
-      case report_format::junit: return render_junit(rec);
+      case report_format::junit: return render_junit(rec, {junit_failing_only});
     }
     return {};
   };
@@ -957,10 +1024,10 @@ int app::impl::run(int argc, char** argv) {
     if (!file) throw usage_error("--out '" + path + "': cannot write the " + std::string(to_string(f)) + " report");
   }
   if (!to_stdout.empty()) {
-    std::cout << render(to_stdout[0], stdout_tty && to_stdout[0] == report_format::text);
+    std::cout << render(to_stdout[0], colour && to_stdout[0] == report_format::text);
   } else if (destination.count(report_format::text)) {
     // The text report also goes to the terminal when it was written to a file and stdout is otherwise unused.
-    std::cout << render(report_format::text, stdout_tty);
+    std::cout << render(report_format::text, colour);
   }
   std::cout.flush();
   return rec.as_expected() ? 0 : 1;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -159,6 +160,10 @@ class app {
   // probe's runner in its own state; called once after every case ran (before shrinking), shown in every report.
   using notes_fn = std::function<std::vector<std::string>()>;
   app& notes(notes_fn fn);
+  // With --bench: the probe's measured figures by name (seconds, counts), written into the JSON report's "bench"
+  // object so tools compare runs from fields, not from the notes' prose; called once after every case ran.
+  using bench_figures_fn = std::function<std::map<std::string, double>()>;
+  app& bench_figures(bench_figures_fn fn);
 
   // The CLI11 app, for probe-specific options (add before main()).
   CLI::App& cli();

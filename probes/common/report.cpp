@@ -1,5 +1,7 @@
 #include "probes/common/report.h"
 
+#include "probes/common/markdown.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,9 @@
 #endif
 #ifndef TP_BUILD_TYPE
 #define TP_BUILD_TYPE "unknown"
+#endif
+#ifndef TP_GIT_REPOSITORY
+#define TP_GIT_REPOSITORY "unknown"
 #endif
 
 namespace tp::probe {
@@ -61,24 +66,25 @@ std::vector<std::pair<std::string, std::string>> build_environment() {
   env.back().second += " (ASan+UBSan)";
 #endif
   env.emplace_back("git commit", TP_GIT_COMMIT);
+  env.emplace_back("repository", TP_GIT_REPOSITORY);
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   env.emplace_back("hostname", host[0] ? host : "unknown");
   return env;
 }
 
-namespace {
-
-std::string fmt_value(double v) {
+std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{:.6g}", v);
 }
 
+namespace {
+
 std::string metrics_line(const std::map<std::string, metric>& m) {
   std::string s;
-  for (const auto& [k, v] : m) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, fmt_value(v.value));
+  for (const auto& [k, v] : m) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, format_number(v.value));
   return s.empty() ? "-" : s;
 }
 
@@ -135,14 +141,14 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
   for (const auto& row : t.rows) w0 = std::max(w0, row.size());
   std::vector<std::size_t> w;
   for (const auto& c : t.columns) w.push_back(std::max<std::size_t>(c.size(), 11));
-  o += "fail->pass (passed/total)\n  " + pad("group", w0);
+  o += "fail->pass (failed / cases run)\n  " + pad("group", w0);
   for (std::size_t c = 0; c < t.columns.size(); ++c) o += "  " + pad(t.columns[c], w[c]);
   o += '\n';
   for (std::size_t row = 0; row < t.rows.size(); ++row) {
     o += "  " + pad(t.rows[row], w0);
     for (std::size_t c = 0; c < t.columns.size(); ++c) {
       const auto& cell = t.cells[row][c];
-      const std::string s = pad(fmt::format("{}/{}", cell.passed, cell.total), w[c]);
+      const std::string s = pad(fmt::format("{} / {}", cell.total - cell.passed, cell.total), w[c]);
       o += "  " + (cell.passed == cell.total ? p.green(s) : p.red(s));
     }
     o += '\n';
@@ -238,142 +244,10 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
   return o;
 }
 
-namespace {
-std::string md_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-std::string md_code_lines(const outcome& oc) {
-  std::string o;
-  if (!oc.error.empty()) o += "error: " + oc.error + '\n';
-  for (const auto& d : oc.detail) o += d + '\n';
-  return o;
-}
-}  // namespace
-
-std::string markdown_section(const run_record& r, int level) {
-  const std::string h(std::size_t(std::max(1, level)), '#');
-  std::string o;
-  o += fmt::format("**Verdict: {}** (backend `{}`, expect `{}`, {} cases, seed {}, fuzz {}, shard {})\n\n",
-                   r.as_expected() ? "as expected" : "NOT as expected", r.backend, to_string(r.expect),
-                   cases_in(r), r.seed, r.fuzz, shard_text(r.shard));
-  for (const auto& b : r.broken) o += "- " + md_escape(b) + '\n';
-  if (!r.broken.empty()) o += '\n';
-
-  const auto t = make_table(r);
-  o += "Cases passed / cases run, per case group and variant (bold: not all passed).\n\n";
-  o += "| group |";
-  for (const auto& v : r.variants) o += fmt::format(" {} ({}) |", md_escape(v.name), to_string(v.role));
-  o += "\n|---|";
-  for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
-  o += '\n';
-  for (std::size_t row = 0; row < t.rows.size(); ++row) {
-    o += fmt::format("| {} |", md_escape(t.rows[row]));
-    for (const auto& cell : t.cells[row])
-      o += fmt::format(" {}{}/{}{} |", cell.passed == cell.total ? "" : "**", cell.passed, cell.total,
-                       cell.passed == cell.total ? "" : "**");
-    o += '\n';
-  }
-  if (!r.notes.empty()) {
-    o += '\n';
-    for (const auto& n : r.notes) o += "- " + md_escape(n) + '\n';
-  }
-  o += "\n| metric |";
-  for (const auto& v : r.variants) o += fmt::format(" {} |", md_escape(v.name));
-  o += "\n|---|";
-  for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
-  o += '\n';
-  {
-    std::set<std::string> names;
-    for (const auto& v : r.variants)
-      for (const auto& [k, m] : v.metrics) names.insert(k);
-    for (const auto& k : names) {
-      o += fmt::format("| {} |", md_escape(k));
-      for (const auto& v : r.variants) {
-        auto it = v.metrics.find(k);
-        o += fmt::format(" {} |", (it == v.metrics.end() ? std::string("-") : fmt_value(it->second.value)));
-      }
-      o += '\n';
-    }
-  }
-
-  if (!r.counterexamples.empty()) {
-    o += fmt::format("\n{}# Counterexamples\n", h);
-    for (const auto& ce : r.counterexamples) {
-      o += fmt::format("\nOn `{}`: `{}` (shrunk from `{}`, {} steps, {} runs{})\n\n```\n", ce.variant, ce.shrunk_id,
-                       ce.original_id, ce.steps, ce.runs, ce.budget_exhausted ? ", budget exhausted" : "");
-      o += fmt::format("{} ({}): {}\n", ce.variant, ce.on_variant.pass ? "pass" : "FAIL",
-                       metrics_line(ce.on_variant.metrics));
-      o += md_code_lines(ce.on_variant);
-      if (ce.on_reference) {
-        o += fmt::format("{} ({}): {}\n", ce.reference_variant, ce.on_reference->pass ? "pass" : "FAIL",
-                         metrics_line(ce.on_reference->metrics));
-        o += md_code_lines(*ce.on_reference);
-      }
-      o += "```\n";
-      if (!ce.reproduce.empty()) {
-        o += "\nReproduce:\n\n```sh\n";
-        for (const auto& cmd : ce.reproduce) o += cmd + '\n';
-        o += "```\n";
-      }
-    }
-  }
-
-  const auto keys = coverage_keys(r);
-  if (!keys.empty()) {
-    o += fmt::format("\n{}# Coverage\n\n| counter |", h);
-    for (const auto& v : r.variants) o += fmt::format(" {} |", md_escape(v.name));
-    o += "\n|---|";
-    for (std::size_t c = 0; c < r.variants.size(); ++c) o += "---:|";
-    o += '\n';
-    for (const auto& k : keys) {
-      o += fmt::format("| `{}` |", k);
-      for (const auto& v : r.variants) {
-        auto it = v.coverage.find(k);
-        o += fmt::format(" {} |", it == v.coverage.end() ? 0 : it->second);
-      }
-      o += '\n';
-    }
-  }
-
-  bool any_evidence = false;
-  for (const auto& v : r.variants) any_evidence |= v.hazards.total() || v.unwritten.total();
-  if (any_evidence) {
-    o += fmt::format("\n{}# Evidence\n\n| variant | hazards RAW | WAR | WAW | unwritten reads (host-initialised) | "
-                     "(never written) |\n|---|---:|---:|---:|---:|---:|\n",
-                     h);
-    for (const auto& v : r.variants)
-      o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(v.name), v.hazards.raw, v.hazards.war,
-                       v.hazards.waw, v.unwritten.host_initialised, v.unwritten.never_written);
-    for (const auto& v : r.variants) {
-      if (v.hazards.first.empty() && v.unwritten.first.empty()) continue;
-      o += fmt::format("\n`{}`:\n```\n", v.name);
-      for (const auto& f : v.hazards.first) o += "hazard: " + f + '\n';
-      for (const auto& f : v.unwritten.first) o += "unwritten read: " + f + '\n';
-      o += "```\n";
-    }
-  }
-  return o;
-}
-
 std::string render_markdown(const run_record& r, bool bench) {
-  std::string o = fmt::format("## {}\n\n{}\n\n", r.probe, md_escape(r.summary));
-  o += markdown_section(r, 3);
-  if (bench) {
-    o += "\n### Speed\n\n| variant | cases | seconds | cases/s |\n|---|---:|---:|---:|\n";
-    for (const auto& v : r.variants)
-      o += fmt::format("| {} | {} | {:.3f} | {:.0f} |\n", md_escape(v.name), v.passed + v.failed, v.seconds,
-                       cases_per_second(v));
-  }
-  o += "\n### Environment\n\n";
-  for (const auto& [k, v] : r.environment) o += fmt::format("- {}: `{}`\n", k, v);
-  o += "\n### Reproduce\n\n```sh\n" + r.command + "\n```\n";
-  return o;
+  // The same renderer as tileprobe-report's merged document: a run is a merge of one report.
+  report::merged_run run{r, {}, {r.command}, {}};
+  return report::render_document({run}, nullptr, nullptr, {bench});
 }
 
 namespace {
@@ -414,9 +288,16 @@ std::uint64_t broken_cases(const run_record& r, const std::vector<case_tally>& t
 }
 }  // namespace
 
-std::string render_junit(const run_record& r) {
+std::string render_junit(const run_record& r, const junit_options& options) {
   std::map<std::pair<std::size_t, std::size_t>, const outcome*> kept;
   for (const auto& f : r.failures) kept[{f.case_index, f.variant_index}] = &f.result;
+  // The command that reruns one case: the run's own executable and backend (the recorded command's first word is the
+  // executable as the reports name it, relative to a clone's root).
+  const auto words = report::shell_words(r.command);
+  const std::string exe = words.empty() ? r.probe : shell_quote(words.front());
+  const auto rerun = [&](const std::string& variant, const std::string& id) {
+    return exe + " --backend " + r.backend + " --variant " + shell_quote(variant) + " --case " + shell_quote(id);
+  };
 
   std::string body;
   std::uint64_t all_tests = 0, all_failures = 0;
@@ -425,16 +306,25 @@ std::string render_junit(const run_record& r) {
   for (const auto& t : ts) ts_total += t.cases;
   for (std::size_t v = 0; v < r.variants.size(); ++v) {
     const auto& var = r.variants[v];
+    const std::uint64_t ran = var.passed + var.failed;
+    // A case's time is not measured alone (cases run in batches): each gets the variant's mean.
+    const double mean = ran ? var.seconds / double(ran) : 0.0;
+    const std::string classname = xml_escape(r.probe + "." + var.name);
     std::string cases;
-    std::uint64_t failures = 0;
+    std::uint64_t failures = 0, tests = 0, written = 0, listed_broken = 0;
     for (std::size_t i = 0; i < r.cases.size(); ++i) {
       const auto& c = r.cases[i];
-      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_escape(r.probe + "." + var.name),
-                           xml_escape(c.id));
       const std::string why = case_expectation_broken(r, c, v);
+      if (why.empty() && (options.failing_only || written >= junit_passing_listed_max)) continue;
+      ++tests;
+      ++written;
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\">", classname, xml_escape(c.id),
+                           mean);
       if (!why.empty()) {
         ++failures;
+        ++listed_broken;
         cases += fmt::format("<failure message=\"{}\">", xml_escape(why));
+        cases += xml_escape("rerun: " + rerun(var.name, c.id)) + '\n';
         auto it = kept.find({i, v});
         if (it != kept.end()) {
           if (!it->second->error.empty()) cases += xml_escape("error: " + it->second->error) + '\n';
@@ -446,55 +336,69 @@ std::string render_junit(const run_record& r) {
       }
       cases += "</testcase>\n";
     }
-    std::uint64_t tests = r.cases.size();
-    if (!r.all_cases_listed) {
-      // The cases a large run does not list, as one testcase: failing when any of them breaks an expectation.
-      const std::uint64_t unlisted = ts_total - r.cases.size(), broken = broken_cases(r, ts, v) - failures;
-      cases += fmt::format("    <testcase classname=\"{}\" name=\"{} further cases (not listed)\">",
-                           xml_escape(r.probe + "." + var.name), unlisted);
+    // The cases not written as testcases (a large run lists only some; JUnit lists passing ones up to a bound, or
+    // none with failing_only), as one testcase: failing when any of them breaks an expectation.
+    const std::uint64_t unwritten = ts_total - written, broken = broken_cases(r, ts, v) - listed_broken;
+    if (unwritten > 0 && (!options.failing_only || broken > 0)) {
+      ++tests;
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"further cases (not listed)\" time=\"{:.6f}\">",
+                           classname, mean * double(unwritten));
       if (broken) {
-        cases += fmt::format("<failure message=\"{} of them break an expectation\"/>", broken);
+        cases += fmt::format("<failure message=\"{} of {} further cases break an expectation\">{}</failure>", broken,
+                             unwritten, xml_escape("rerun: " + exe + " --backend " + r.backend + " --variant " +
+                                                   shell_quote(var.name)));
         ++failures;
+      } else {
+        cases += fmt::format("<system-out>{} further cases, none breaking an expectation</system-out>", unwritten);
       }
       cases += "</testcase>\n";
-      ++tests;
     }
     all_tests += tests;
     all_failures += failures;
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
-                        xml_escape(r.probe + "." + var.name), tests, failures, var.seconds);
+                        classname, tests, failures, var.seconds);
     body += fmt::format("    <properties><property name=\"role\" value=\"{}\"/><property name=\"backend\" "
-                        "value=\"{}\"/></properties>\n",
-                        to_string(var.role), xml_escape(r.backend));
+                        "value=\"{}\"/><property name=\"cases\" value=\"{}\"/></properties>\n",
+                        to_string(var.role), xml_escape(r.backend), ran);
     body += cases;
     body += "  </testsuite>\n";
   }
-  const std::size_t nexp = std::max<std::size_t>(1, r.broken.size());
-  body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
-                      xml_escape(r.probe + ".verdict"), nexp, r.broken.size());
-  if (r.broken.empty())
-    body += fmt::format("    <testcase classname=\"{}\" name=\"verdicts as expected\"/>\n",
-                        xml_escape(r.probe + ".verdict"));
-  for (const auto& b : r.broken)
-    body += fmt::format("    <testcase classname=\"{}\" name=\"{}\"><failure message=\"{}\"/></testcase>\n",
-                        xml_escape(r.probe + ".verdict"), xml_escape(b), xml_escape(b));
-  body += "  </testsuite>\n";
-  all_tests += nexp;
-  all_failures += r.broken.size();
+  // One testcase per expectation of the verdict, named by its stable id; the reason (with counts) is the message.
+  const std::string verdict = xml_escape(r.probe + ".verdict");
+  std::string checks;
+  std::uint64_t ntests = 0, nfail = 0;
+  for (const auto& e : expectations(r, r.shard.is_whole())) {
+    if (options.failing_only && e.broken.empty()) continue;
+    ++ntests;
+    checks += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">", verdict, xml_escape(e.id));
+    if (!e.broken.empty()) {
+      ++nfail;
+      checks += fmt::format("<failure message=\"{}\">{}</failure>", xml_escape(e.broken),
+                            xml_escape("rerun: " + r.command));
+    }
+    checks += "</testcase>\n";
+  }
+  body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n{}  "
+                      "</testsuite>\n",
+                      verdict, ntests, nfail, r.run_seconds, checks);
+  all_tests += ntests;
+  all_failures += nfail;
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
-                     "failures=\"{}\">\n{}</testsuites>\n",
-                     xml_escape(r.probe), all_tests, all_failures, body);
+                     "failures=\"{}\" time=\"{:.6f}\">\n{}</testsuites>\n",
+                     xml_escape(r.probe), all_tests, all_failures, r.run_seconds, body);
 }
 
 namespace {
 std::string seed_string(std::uint64_t s) { return fmt::format("0x{:016x}", s); }
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+// Non-finite numbers as the strings the text and Markdown reports print ("inf", "-inf", "nan"): JSON has no literal
+// for them, and null would say "missing" where the value is an infinite error.
+json number_json(double v) { return std::isfinite(v) ? json(v) : json(format_number(v)); }
 
 json metrics_json(const std::map<std::string, metric>& m) {
   json j = json::object();
   for (const auto& [k, v] : m)
-    j[k] = {{"value", number_or_null(v.value)}, {"merge", v.merge == metric_merge::sum ? "sum" : "max"}};
+    j[k] = {{"value", number_json(v.value)}, {"merge", v.merge == metric_merge::sum ? "sum" : "max"}};
   return j;
 }
 json hazards_json(const hazard_evidence& h) {
@@ -535,12 +439,22 @@ T get(const json& j, const char* key, std::string_view where) {
     throw std::runtime_error(fmt::format("{}: field '{}' has the wrong type", where, key));
   }
 }
-double number_from(const json& j) { return j.is_null() ? std::nan("") : j.get<double>(); }
+double number_from(const json& j, std::string_view where) {
+  if (j.is_null()) return std::nan("");  // version 2 reports before non-finite values were written as strings
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    if (s == "nan") return std::nan("");
+    throw std::runtime_error(fmt::format("{}: '{}' is not a number (nor inf, -inf, nan)", where, s));
+  }
+  return j.get<double>();
+}
 
 std::map<std::string, metric> metrics_from(const json& j, std::string_view where) {
   std::map<std::string, metric> m;
   for (const auto& [k, v] : j.items())
-    m[k] = metric{number_from(at(v, "value", where)),
+    m[k] = metric{number_from(at(v, "value", where), where),
                   get<std::string>(v, "merge", where) == "sum" ? metric_merge::sum : metric_merge::max};
   return m;
 }
@@ -583,6 +497,10 @@ json to_json(const run_record& r, bool bench) {
   j["command"] = r.command;
   j["run_seconds"] = r.run_seconds;
   j["notes"] = r.notes;
+  if (!r.bench.empty()) {
+    j["bench"] = json::object();
+    for (const auto& [k, v] : r.bench) j["bench"][k] = number_json(v);
+  }
   j["environment"] = json::array();
   for (const auto& [k, v] : r.environment) j["environment"].push_back({{"key", k}, {"value", v}});
   j["variants"] = json::array();
@@ -691,6 +609,8 @@ run_record from_json(const json& j) {
   r.command = get<std::string>(j, "command", w);
   r.run_seconds = j.contains("run_seconds") ? get<double>(j, "run_seconds", w) : 0.0;  // absent before 2026-11-30
   r.notes = get<std::vector<std::string>>(j, "notes", w);
+  if (j.contains("bench"))
+    for (const auto& [k, v] : at(j, "bench", w).items()) r.bench[k] = number_from(v, w);
   for (const auto& e : at(j, "environment", w))
     r.environment.emplace_back(get<std::string>(e, "key", w), get<std::string>(e, "value", w));
   std::map<std::string, std::size_t> variant_index;

@@ -22,12 +22,21 @@ report_format parse_report_format(std::string_view s);  // throws usage_error
 // device and the probe's own env() lines.
 std::vector<std::pair<std::string, std::string>> build_environment();
 
+// A number as every report prints it: integers exactly, others to 6 significant digits, and "inf", "-inf", "nan"
+// (JSON writes non-finite values as these strings too).
+std::string format_number(double v);
+
 std::string render_text(const run_record& r, bool colour, bool bench);
+// The run as tileprobe-report would render its one report (probes/common/markdown.h): the same renderer.
 std::string render_markdown(const run_record& r, bool bench);
-std::string render_junit(const run_record& r);
-// One probe's Markdown section body (table, verdict, counterexamples, coverage, evidence), as render_markdown uses it;
-// the merged document (tools/report_render.cpp) lays out its own sections.
-std::string markdown_section(const run_record& r, int heading_level);
+// JUnit: one testsuite per variant, a testcase per listed case named by its id (passing ones up to
+// junit_passing_listed_max per variant, then one testcase for the rest), each failure with the command that reruns
+// it; then one testcase per expectation of the verdict, named by its stable id (expectations() in run.h).
+inline constexpr std::uint64_t junit_passing_listed_max = 2000;
+struct junit_options {
+  bool failing_only = false;  // list only the testcases that fail (and the verdict's), for a large --fuzz
+};
+std::string render_junit(const run_record& r, const junit_options& options = {});
 
 // The JSON report. Version 2 (tallies, listed cases); the schema is probes/common/report.schema.json. from_json
 // also reads version 1 (every case listed, no tallies).

@@ -102,14 +102,15 @@ std::uint64_t cases_in(const run_record& r) {
   return n;
 }
 
-std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
-  std::vector<std::string> broken;
+std::vector<expectation_check> expectations(const run_record& r, bool check_must_catch) {
+  std::vector<expectation_check> out;
+  const auto check = [&](std::string id, std::string broken) { out.push_back({std::move(id), std::move(broken)}); };
   const auto ts = tallies_of(r);
   std::uint64_t total = 0;
   for (const auto& t : ts) total += t.cases;
   if (total == 0) {
-    broken.push_back("no case ran, so nothing was shown");
-    return broken;
+    check("cases-ran", "no case ran, so nothing was shown");
+    return out;
   }
   const auto failed_id = [](const case_tally::per_variant& p) -> const std::string& { return p.first_failed; };
   const auto failed_at = [](const case_tally::per_variant& p) { return p.first_failed_at; };
@@ -125,15 +126,17 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
     for (const auto& t : ts) failed += t.variants[v].failed;
 
     if (r.expect == expect_mode::pass || (r.expect == expect_mode::fail_pass && var.role == variant_role::fixed)) {
-      if (failed)
-        broken.push_back(std::string(r.expect == expect_mode::pass ? "variant " : "fixed variant ") + var.name +
-                         " failed " + std::to_string(failed) + " of " + std::to_string(total) +
-                         " cases (expected every case to pass); first: " + first_of(ts, v, any, failed_id, failed_at));
+      check(var.name + ".passes-every-case",
+            failed ? std::string(r.expect == expect_mode::pass ? "variant " : "fixed variant ") + var.name + " failed " +
+                         std::to_string(failed) + " of " + std::to_string(total) +
+                         " cases (expected every case to pass); first: " + first_of(ts, v, any, failed_id, failed_at)
+                   : std::string());
       continue;
     }
     if (r.expect == expect_mode::fail) {
-      if (!failed)
-        broken.push_back("variant " + var.name + " passed all " + std::to_string(total) +
+      check(var.name + ".fails-a-case",
+            failed ? std::string()
+                   : "variant " + var.name + " passed all " + std::to_string(total) +
                          " cases (expected at least one failure: the variant is not caught)");
       continue;
     }
@@ -145,19 +148,27 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
         control_total += t.cases;
         control_failed += t.variants[v].failed;
       }
-    if (control_failed)
-      broken.push_back(std::string(to_string(var.role)) + " variant " + var.name + " failed " +
-                       std::to_string(control_failed) + " of " + std::to_string(control_total) +
-                       " control case(s) (controls must pass on every variant); first: " +
-                       first_of(ts, v, control, failed_id, failed_at));
+    if (control_total)
+      check(var.name + ".passes-controls",
+            control_failed ? std::string(to_string(var.role)) + " variant " + var.name + " failed " +
+                                 std::to_string(control_failed) + " of " + std::to_string(control_total) +
+                                 " control case(s) (controls must pass on every variant); first: " +
+                                 first_of(ts, v, control, failed_id, failed_at)
+                           : std::string());
     if (var.role != variant_role::buggy) continue;
 
-    std::uint64_t must_fail_passed = 0;
+    std::uint64_t must_fail_total = 0, must_fail_passed = 0;
     for (const auto& t : ts)
-      if (must_fail(t)) must_fail_passed += t.cases - t.variants[v].failed;
-    if (must_fail_passed)
-      broken.push_back("buggy variant " + var.name + " passed " + std::to_string(must_fail_passed) +
-                       " case(s) that must fail on it; first: " + first_of(ts, v, must_fail, passed_id, passed_at));
+      if (must_fail(t)) {
+        must_fail_total += t.cases;
+        must_fail_passed += t.cases - t.variants[v].failed;
+      }
+    if (must_fail_total)
+      check(var.name + ".fails-the-cases-marked-to-fail",
+            must_fail_passed ? "buggy variant " + var.name + " passed " + std::to_string(must_fail_passed) +
+                                   " case(s) that must fail on it; first: " +
+                                   first_of(ts, v, must_fail, passed_id, passed_at)
+                             : std::string());
 
     if (!check_must_catch) continue;
     for (source_kind k : r.must_catch) {
@@ -167,17 +178,26 @@ std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
           kind_total += t.cases;
           kind_failed += t.variants[v].failed;
         }
+      const std::string id = var.name + ".fails-a-" + std::string(to_string(k)) + "-case";
       // A kind the run's own filters (--fixture, --fuzz 0, --case, --input) left without cases is not demanded.
       if (kind_total == 0) {
         if (!r.filtered)
-          broken.push_back("no " + std::string(to_string(k)) + " case ran, so the probe cannot show that buggy variant " +
-                           var.name + " fails on " + std::string(to_string(k)) + " cases");
-      } else if (kind_failed == 0) {
-        broken.push_back("buggy variant " + var.name + " failed no " + std::string(to_string(k)) + " case (" +
-                         count_line(0, kind_total) + "): the probe no longer catches its bug there");
+          check(id, "no " + std::string(to_string(k)) + " case ran, so the probe cannot show that buggy variant " +
+                        var.name + " fails on " + std::string(to_string(k)) + " cases");
+      } else {
+        check(id, kind_failed ? std::string()
+                              : "buggy variant " + var.name + " failed no " + std::string(to_string(k)) + " case (" +
+                                    count_line(0, kind_total) + "): the probe no longer catches its bug there");
       }
     }
   }
+  return out;
+}
+
+std::vector<std::string> evaluate(const run_record& r, bool check_must_catch) {
+  std::vector<std::string> broken;
+  for (auto& e : expectations(r, check_must_catch))
+    if (!e.broken.empty()) broken.push_back(std::move(e.broken));
   return broken;
 }
 

@@ -95,6 +95,9 @@ struct run_record {
   std::vector<kept_failure> failures;
   std::vector<counterexample> counterexamples;
   std::vector<std::string> notes;        // from the probe's notes() callback
+  // --bench: the probe's measured figures by name (its bench_figures() callback), for tools that compare runs
+  // (tileprobe-report --throughput) without reading the notes' prose.
+  std::map<std::string, double> bench;
   std::vector<std::pair<std::string, std::string>> environment;
   std::string command;                   // the command line, for reproducing
   // Wall clock of the run proper: generating the cases, running every batch on every variant and the framework's
@@ -110,8 +113,14 @@ std::uint64_t cases_in(const run_record& r);
 // Whether a case's result on a variant breaks an expectation of the run; the reason, or empty.
 std::string_view expectation_broken(expect_mode expect, variant_role role, source_kind source, on_buggy buggy, bool pass);
 
-// The verdict rules (README "Verdicts"). Returns one line per broken expectation; empty means as expected.
+// The verdict rules (README "Verdicts"), one check per expectation that applies to the run: a stable id (the same
+// in every run, e.g. "upstream.fails-a-fuzz-case", JUnit's testcase name) and, when broken, why (with counts).
 // check_must_catch is false for a single shard (the rule needs the whole list) and true otherwise.
+struct expectation_check {
+  std::string id, broken;  // broken: empty when it holds
+};
+std::vector<expectation_check> expectations(const run_record& r, bool check_must_catch);
+// The broken ones' reasons, in order; empty means as expected.
 std::vector<std::string> evaluate(const run_record& r, bool check_must_catch);
 
 // Adds one case's outcome on one variant into the record's summaries (not the case row).

@@ -1,4 +1,4 @@
-// swmmac-sweep: the upstream reviewer's one-hot pairing sweep (PR #3759, spec ck-sparse.md §6.2) as a probe over
+// swmmac-sweep: the upstream reviewer's one-hot pairing sweep (PR #3759, docs/bugs/ck-sparse.md §12) as a probe over
 // probes/common (the common options, reports and exit codes). For each sparse instruction and index_key: drive one
 // stored A value (row 0 of one lane half, one group, one slot) under each 4-bit index nibble, scan one-hot B, and
 // record which B K position the value paired with. One cell is one case; it passes when the measured pairing equals

@@ -1,9 +1,9 @@
 // A wave-level model of the AMD matrix instructions tileprobe cares about: a register file of lanes x VGPRs, the
 // per-instruction placement of logical matrices into registers (and back), and execution from registers.
 //
-// The layouts are written from the documented formulas (spec ck-sparse.md §3.4/§3.6 and the calculator's formula
+// The layouts are written from the documented formulas (docs/bugs/gfx12-swmmac.md §5, §7 and the calculator's formula
 // text), not generated from AMD's tables; tests/isa proves them against every cell of fixtures/isa-layouts.
-// Execution is defined on logical operands (spec §3.3):
+// Execution is defined on logical operands (docs/bugs/gfx12-swmmac.md §4):
 //     D[i][j] = C[i][j] + sum over groups g, stored slots s of a(i,g,s) * B[4g + F(i,g,s)][j]
 // with F read from the lane's index register, the first stored value of a group taking the low two bits of its 4-bit
 // field. Any F is legal; collisions add. Dense forms: D = C + A*B.

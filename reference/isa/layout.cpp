@@ -1,6 +1,6 @@
 // Instruction table and register layouts, transcribed from the documented element-to-register formulas
-// (calculator formula text as quoted in spec ck-sparse.md §3.4/§3.6). Formulas are written the way the documentation
-// writes them, in terms of the uncompressed k (for a sparse group g: k = 4g, its first position).
+// (calculator formula text as docs/bugs/gfx12-swmmac.md §5, §7, §9 describe it). Formulas are written the way the
+// documentation writes them, in terms of the uncompressed k (for a sparse group g: k = 4g, its first position).
 #include <stdexcept>
 #include <string>
 
@@ -19,7 +19,8 @@ constexpr instr_info table[] = {
      "v_swmmac_i32_16x16x32_iu8.rdna4", arch::gfx12, 32, 16, 16, 32, true, elem::iu8, elem::iu8, elem::i32, 2, 4, 8, 2, 16, true},
     {instr::swmmac_f32_16x16x32_fp8_fp8, "swmmac_f32_16x16x32_fp8_fp8", "v_swmmac_f32_16x16x32_fp8_fp8",
      "v_swmmac_f32_16x16x32_fp8_fp8.rdna4", arch::gfx12, 32, 16, 16, 32, true, elem::fp8, elem::fp8, elem::f32, 2, 4, 8, 2, 16, false},
-    // The calculator tables exist for fp8_fp8 and bf8_bf8; the mixed forms share the 8-bit layout (spec §3.4).
+    // The calculator tables exist for fp8_fp8 and bf8_bf8; the mixed forms share the 8-bit layout
+    // (docs/bugs/gfx12-swmmac.md §5).
     {instr::swmmac_f32_16x16x32_fp8_bf8, "swmmac_f32_16x16x32_fp8_bf8", "v_swmmac_f32_16x16x32_fp8_bf8",
      "v_swmmac_f32_16x16x32_fp8_fp8.rdna4", arch::gfx12, 32, 16, 16, 32, true, elem::fp8, elem::bf8, elem::f32, 2, 4, 8, 2, 16, false},
     {instr::swmmac_f32_16x16x32_bf8_fp8, "swmmac_f32_16x16x32_bf8_fp8", "v_swmmac_f32_16x16x32_bf8_fp8",

@@ -9,6 +9,7 @@
 
 #include "kernels/ck_sparse/api.h"
 #include "probes/ck_support/ck_tiles.h"
+#include "reference/pk_int4.h"
 #include "simt/registry.h"
 
 #define TP_VARIANT_NS ck_sparse_unit
@@ -48,17 +49,16 @@ TEST_CASE("A lone survivor at position 3 compresses to {V,V} upstream and {V,0} 
   CHECK(fx.idx == std::vector<std::uint32_t>{0xbbu});
 }
 
-TEST_CASE("The fixed pk_int4 scan writes spec 5.5's group value for each of the 11 group kinds") {
-  const unsigned table[11] = {0x4, 0x7, 0x6, 0x3, 0x2, 0xE, 0x6, 0x2, 0xE, 0xA, 0xA};
-  const int cls = GENERATE(Catch::Generators::range(0, 11));
-  CAPTURE(cls);
+TEST_CASE("The fixed pk_int4 scan writes reference/pk_int4.h's group value for each of the 11 group kinds") {
+  const auto kind = tp::ref::all_group_kinds[std::size_t(GENERATE(Catch::Generators::range(0, 11)))];
+  CAPTURE(tp::ck_probe::group_kind_id(kind));
   std::vector<std::uint8_t> in(8, 0);  // group 0 of 4; CK order: logical 2b = high nibble of byte b
-  const unsigned mask = tp::ck_probe::group_class_mask(cls);
+  const unsigned mask = tp::ref::survivor_mask(kind);
   for (unsigned p = 0; p < 4; ++p)
     if ((mask >> p) & 1u) in[p / 2] |= std::uint8_t(0x7u << (p % 2 ? 0 : 4));
   const auto r = variant("fixed").compress(api::dtype::pk_int4, in);
   REQUIRE(r.fields == 8);
-  CHECK((r.idx[0] & 0xFu) == table[cls]);
+  CHECK((r.idx[0] & 0xFu) == tp::ref::pk_int4_group_idx(kind));
   CHECK(((r.idx[0] >> 4) & 0xFFFu) == 0xAAAu);  // the three empty groups keep the defaults
   CHECK(r.oob_survivor_writes == 0);
 }
@@ -79,7 +79,7 @@ TEST_CASE("The fixed pipeline reproduces the logical GEMM exactly for int8 and p
   for (auto t : {api::dtype::int8, api::dtype::pk_int4})
     for (const auto& s : shapes_for(t)) {
       CAPTURE(shape_label(s));
-      const tile tl = random_tile(s, 0x1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      const tile tl = random_tile(s, 0x1234 + s.k, every_group_kind);
       const tile* one[] = {&tl};
       const auto run = run_tiles(variant("fixed"), one);
       const auto e = evaluate(tl, oracle(tl), run.results[0], 0);
@@ -133,7 +133,7 @@ TEST_CASE("Packing a tile in place gives the bytes physical_a and physical_b giv
   using namespace tp::ck_probe;
   for (auto t : {api::dtype::int8, api::dtype::pk_int4, api::dtype::fp8_e4m3, api::dtype::fp16})
     for (const auto& s : shapes_for(t)) {
-      const tile tl = random_tile(s, 77 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      const tile tl = random_tile(s, 77 + s.k, every_group_kind);
       std::vector<std::uint8_t> a{0xEE}, b{0xDD};  // appends after what is there
       append_physical(tl, a, b);
       auto want_a = physical_a(tl), want_b = physical_b(tl);
@@ -146,11 +146,12 @@ TEST_CASE("Packing a tile in place gives the bytes physical_a and physical_b giv
 
 TEST_CASE("A fuzz tile generated into reused storage equals the freshly built one") {
   using namespace tp::ck_probe;
-  tile reused = random_tile({api::dtype::fp16, 256, api::instruction::k32}, 5, {0, 9});
+  tile reused =
+      random_tile({api::dtype::fp16, 256, api::instruction::k32}, 5, {group_kind::pair01, group_kind::single3});
   for (auto t : {api::dtype::int8, api::dtype::pk_int4, api::dtype::fp8_e4m3, api::dtype::fp16})
     for (const auto& s : shapes_for(t)) {
-      const tile fresh = random_tile(s, 1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-      fill_random_tile(reused, s, 1234 + s.k, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+      const tile fresh = random_tile(s, 1234 + s.k, every_group_kind);
+      fill_random_tile(reused, s, 1234 + s.k, every_group_kind);
       CHECK(reused.a == fresh.a);
       CHECK(reused.b == fresh.b);
       CHECK(reused.shape.k == s.k);

@@ -1,6 +1,7 @@
 // Unit tests of the flash-attention model: launch_fattn's block count and fixup choice, the stream-k partition the
 // kernel runs, the merge algebra of the fixup / combine kernels and of the KVarN tail merge against hand values,
-// and the config table's derived np / combine iterations (spec/fattn.md §3.5, §3.6, §4.2, §5.1, §5.4).
+// and the config table's derived np / combine iterations (docs/bugs/fattn-kernel.md §6, §7, §8, §10;
+// docs/bugs/fa-missing-tile-meta.md §6).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
@@ -243,7 +244,8 @@ TEST_CASE("Spec 5.4's ubatch table: blocks, fixup and whole/split tile counts at
     CHECK(lp.fixup == w.fixup);
     CHECK(whole_by_rule(lp) == w.whole);  // split = ntiles - whole
   }
-  // The spec's aside for 16 tiles: with iter_k 4 there are only 64 units, so 64 blocks (still uniform).
+  // docs/bugs/fa-missing-tile-meta.md §6's aside for 16 tiles: with iter_k 4 there are only 64 units, so 64 blocks
+  // (still uniform).
   const auto lp = plan_of("rdna-d256-ncols32", 4 * 32, 4 * 32, 4, 96);
   CHECK(lp.blocks == 64);
   CHECK(lp.fixup == api::fixup_kind::uniform);
@@ -311,7 +313,8 @@ TEST_CASE("A uniform split of one tile over 4 blocks is three is_fixup segments 
 namespace {
 constexpr int mDV = 32;
 
-// O = Σ σ_x A_x / Σ σ_x l_x, σ_x = e^(m_x - M) (0 below -20), in double: the spec 3.6 triple algebra.
+// O = Σ σ_x A_x / Σ σ_x l_x, σ_x = e^(m_x - M) (0 below -20), in double: the triple algebra of
+// docs/bugs/fattn-kernel.md §7.
 struct partial { double m, l; std::vector<double> A; };
 std::pair<std::vector<double>, double> merged(const std::vector<partial>& ps, double& M) {
   M = -std::numeric_limits<double>::infinity();

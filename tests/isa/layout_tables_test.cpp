@@ -136,7 +136,7 @@ TEST_CASE("The table checker rejects layouts that are wrong in the ways that mat
   // Stored values swapped inside the group: the first value would sit in the high nibble.
   auto swapped = [&](unsigned i, unsigned g, unsigned s) { return isa::a_slot_loc(f.id, i, g, 1 - s); };
   CHECK(tt::check_groups(a, 'A', f.m, f.k / 4, 4, swapped).error_count == std::size_t(f.m) * (f.k / 4));
-  // Groups 2,3 <-> 4,5 permuted (the derived 16-bit layout spec §3.4 warns about), on the f16 form.
+  // Groups 2,3 <-> 4,5 permuted (the derived 16-bit layout docs/bugs/gfx12-swmmac.md §5 warns about), on the f16 form.
   const auto& h = isa::info(instr::swmmac_f32_16x16x32_f16);
   auto permuted = [&](unsigned i, unsigned g, unsigned s) {
     const unsigned pg = (g == 2 || g == 3) ? g + 2 : (g == 4 || g == 5) ? g - 2 : g;

@@ -132,7 +132,8 @@ TEST_CASE("Operand layouts cover every register bit exactly once (replicas count
 }
 
 TEST_CASE("A stored value with field F pairs with B row 4g+F and nothing else", "[isa][model]") {
-  // The one-hot sweep of spec §6.2 on the model, for every sparse instruction: one stored value = 1, B = one-hot row.
+  // The one-hot sweep of docs/bugs/ck-sparse.md §12 on the model, for every sparse instruction: one stored value = 1, B
+  // = one-hot row.
   for (instr in : isa::all_instrs) {
     const auto& f = isa::info(in);
     if (!f.sparse) continue;

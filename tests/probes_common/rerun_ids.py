@@ -60,7 +60,12 @@ def main():
         check(f"original {ce['original']}", r, ce["original"],
               [v for v in variants if v in row["failed_on"]] if row else None, {})
         for k, line in enumerate(ce["reproduce"]):
-            _, r = run(shlex.split(line), os.path.join(work, f"ce{n}-reproduce{k}.json"))
+            words = shlex.split(line)
+            # Reports name the executable relative to a clone's root (build/default/bin/probe-X).
+            if not os.path.isabs(words[0]) and "/" in words[0]:
+                words[0] = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                        words[0])
+            _, r = run(words, os.path.join(work, f"ce{n}-reproduce{k}.json"))
             got = r["cases"][0]["id"] if len(r["cases"]) == 1 else None
             check(f"reproduce '{line}'", r, got if got else ce["shrunk"], shrunk_failed, {ce["variant"]: ce["outcome"]})
         if not ce["reproduce"]:

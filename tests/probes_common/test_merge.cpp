@@ -226,8 +226,8 @@ TEST_CASE("The mutation matrix flags a surviving mutant and a revert caught by t
   CHECK(mentions(problems, "probe-a on mutant-x: exit 2"));
   CHECK(mentions(problems, "mutant mutant-x survives"));
   const auto doc = report::render_document({}, &m);
-  CHECK(doc.find("| fixed-minus-0001 | the bold ones | **caught** | pass | yes |") != std::string::npos);
-  CHECK(doc.find("| fixed-minus-0002 | the bold ones | caught | **caught** | **NO** |") != std::string::npos);
+  CHECK(doc.find("| fixed-minus-0001 | exactly the bold ones | **caught** | pass | yes |") != std::string::npos);
+  CHECK(doc.find("| fixed-minus-0002 | exactly the bold ones | caught | **caught** | **NO** |") != std::string::npos);
   CHECK(doc.find("| mutant-default-field-3 | any probe | pass | pass | **NO** |") != std::string::npos);
   CHECK(doc.find("| mutant-x | any probe | exit 2 | - | **NO** |") != std::string::npos);
   CHECK_THROWS(report::parse_matrix(json::parse(R"({"rows": []})")));
@@ -247,7 +247,7 @@ TEST_CASE("The mutation matrix gets one table per kernel family, with that famil
   CHECK(doc.find("| variant | must be caught by | probe-a | holds |", ck) < fa);
   CHECK(doc.find("| fixed | no probe | pass | yes |", ck) < fa);
   CHECK(doc.find("| variant | must be caught by | probe-b | probe-c | holds |", fa) != std::string::npos);
-  CHECK(doc.find("| upstream | the bold ones | **caught** | **caught** | yes |", fa) != std::string::npos);
+  CHECK(doc.find("| upstream | exactly the bold ones | **caught** | **caught** | yes |", fa) != std::string::npos);
   CHECK(doc.find("probe-b", ck) > fa);  // no fa probe column in the ck table
 }
 

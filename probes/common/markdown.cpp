@@ -1,5 +1,5 @@
-// tileprobe-report's Markdown: one document for an upstream pull request. The first screen answers a sceptical
-// reviewer's questions (which probes, on which backend and device, did the buggy variant fail and the fixed one pass,
+// The Markdown renderer (markdown.h): one document for an upstream pull request, from one probe run (`--report md`)
+// or many (tileprobe-report). The first screen answers a sceptical reviewer's questions (which probes, on which backend and device, did the buggy variant fail and the fixed one pass,
 // where is the evidence); each probe's section then holds the fail->pass tables, the shrunk counterexample beside the
 // fixed variant's output, metrics with their meaning, coverage, hazard/unwritten-read evidence and the commands.
 // Every count is "failed / cases run", everywhere, so no table reads the other way round.
@@ -12,7 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "tools/report_merge.h"
+#include "probes/common/markdown.h"
+#include "probes/common/report.h"
 
 namespace tp::report {
 
@@ -36,12 +37,7 @@ std::string md_escape(std::string_view s) {
   return out;
 }
 
-std::string fmt_value(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
-  return fmt::format("{:.4g}", v);
-}
+using probe::format_number;
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -79,9 +75,16 @@ std::string case_metrics(const std::map<std::string, probe::metric>& metrics) {
   std::vector<std::string> parts;
   for (const auto& [k, m] : metrics) {
     const auto* meaning = meaning_of(k);
-    if (!meaning || !meaning->run_level) parts.push_back(k + " " + fmt_value(m.value));
+    if (!meaning || !meaning->run_level) parts.push_back(k + " " + format_number(m.value));
   }
   return join(parts, ", ");
+}
+
+// A long part of a section, collapsed: GitHub shows the summary line and opens the body on a click. The blank line
+// after </summary> is what makes GitHub render the body as Markdown.
+std::string collapsed(const std::string& summary, const std::string& body) {
+  return "\n<details><summary>" + summary + "</summary>\n\n" + body + (body.ends_with('\n') ? "" : "\n") +
+         "\n</details>\n";
 }
 
 // Splits a line longer than `width` at spaces, and a word longer than a line (a case id) after its commas;
@@ -149,7 +152,7 @@ std::string variant_label(const probe::variant_summary& v) {
 std::string verdict_text(const merged_run& m, bool brief) {
   const auto& r = m.record;
   std::string v;
-  if (!r.as_expected()) v = "**NOT as expected**";
+  if (!m.as_expected()) v = "**NOT as expected**";
   else if (r.expect == probe::expect_mode::fail_pass) v = brief ? "fail → pass" : "fail → pass, as expected";
   else if (r.expect == probe::expect_mode::pass) v = brief ? "all pass" : "every variant passes, as expected";
   else v = brief ? "all fail" : "every variant fails, as expected";
@@ -285,6 +288,11 @@ std::string counterexample_section(const merged_run& m, const probe::counterexam
   std::vector<std::string> variants{ce.variant};
   if (!ce.reference_variant.empty()) variants.push_back(ce.reference_variant);
   const auto rerun = rerun_command(m.commands.empty() ? std::string() : m.commands.front(), ce.original_id, variants);
+  if (!ce.reproduce.empty()) {
+    o += "\nRerun the shrunk case on both variants:\n\n```sh\n";
+    for (const auto& line : ce.reproduce) o += command_block(shell_words(line));
+    o += "```\n";
+  }
   if (!rerun.empty()) o += "\nRerun the unshrunk case on both variants:\n\n```sh\n" + command_block(rerun) + "```\n";
   return o;
 }
@@ -310,7 +318,7 @@ std::string metrics_section(const run_record& r) {
     o += fmt::format("| `{}` | {} |", k, merge == probe::metric_merge::sum ? "sum" : "max");
     for (const auto& v : r.variants) {
       auto it = v.metrics.find(k);
-      o += fmt::format(" {} |", it == v.metrics.end() ? std::string("-") : fmt_value(it->second.value));
+      o += fmt::format(" {} |", it == v.metrics.end() ? std::string("-") : format_number(it->second.value));
     }
     o += '\n';
     // The meanings go below the table: as a column they squeezed the numbers into wrapping.
@@ -318,7 +326,8 @@ std::string metrics_section(const run_record& r) {
     meanings += fmt::format("- `{}`: {}\n", k,
                             meaning ? md_escape(meaning->meaning) : std::string("the probe's own (see its README)"));
   }
-  return o + "\nsum: added over the cases; max: the largest of any case.\n\n" + meanings;
+  return o + collapsed(fmt::format("What the {} metrics mean", names.size()),
+                       "sum: added over the cases; max: the largest of any case.\n\n" + meanings);
 }
 
 std::string coverage_section(const run_record& r) {
@@ -336,7 +345,7 @@ std::string coverage_section(const run_record& r) {
                                   [&](const auto& v) { return count(v, k) == count(r.variants.front(), k); });
     (same ? equal : differing).push_back(k);
   }
-  std::string o = "\n### Coverage\n\nHow often the cases reached each path the bug lives on, summed over the cases. "
+  std::string o = "How often the cases reached each path the bug lives on, summed over the cases. "
                   "Every variant gets the same inputs, so a counter that differs between variants is the variant's "
                   "own doing.\n";
   if (!differing.empty()) {
@@ -368,7 +377,8 @@ std::string coverage_section(const run_record& r) {
       o += '\n';
     }
   }
-  return o;
+  return "\n### Coverage\n" +
+         collapsed(fmt::format("{} counters, {} of them differing between variants", keys.size(), differing.size()), o);
 }
 
 std::string evidence_section(const run_record& r) {
@@ -388,15 +398,34 @@ std::string evidence_section(const run_record& r) {
                      v.unwritten.host_initialised, v.unwritten.never_written);
   for (const auto& v : r.variants) {
     if (v.hazards.first.empty() && v.unwritten.first.empty()) continue;
-    o += fmt::format("\nFirst ones on `{}` (source locations in the variant's patched tree):\n\n```text\n", v.name);
-    for (const auto& f : v.hazards.first) o += wrap_line("hazard: " + readable_evidence(f), code_width);
-    for (const auto& f : v.unwritten.first) o += wrap_line("unwritten read: " + readable_evidence(f), code_width);
-    o += "```\n";
+    std::string lines = "```text\n";
+    for (const auto& f : v.hazards.first) lines += wrap_line("hazard: " + readable_evidence(f), code_width);
+    for (const auto& f : v.unwritten.first) lines += wrap_line("unwritten read: " + readable_evidence(f), code_width);
+    o += collapsed(fmt::format("The first ones on `{}`, at the kernels/ source line and the upstream function it "
+                               "models",
+                               v.name),
+                   lines + "```\n");
   }
   return o;
 }
 
-std::string probe_section(const merged_run& m, const std::string& heading, const env_lines& common_env) {
+std::string speed_section(const run_record& r) {
+  std::string o = "\n### Speed\n\n| variant | cases | seconds in the runner | cases/s |\n|---|---:|---:|---:|\n";
+  std::uint64_t runs = 0;
+  for (const auto& v : r.variants) {
+    const std::uint64_t n = v.passed + v.failed;
+    runs += n;
+    o += fmt::format("| `{}` | {} | {:.3f} | {} |\n", v.name, n, v.seconds,
+                     format_number(v.seconds > 0 ? std::round(double(n) / v.seconds) : 0.0));
+  }
+  o += fmt::format("| whole run (generation, runners, bookkeeping) | {} | {:.3f} | {} |\n", runs, r.run_seconds,
+                   format_number(r.run_seconds > 0 ? std::round(double(runs) / r.run_seconds) : 0.0));
+  for (const auto& [k, v] : r.bench) o += fmt::format("\n- `{}`: {}", k, format_number(v));
+  return r.bench.empty() ? o : o + '\n';
+}
+
+std::string probe_section(const merged_run& m, const std::string& heading, const env_lines& common_env,
+                          const render_options& options) {
   const auto& r = m.record;
   std::string o = fmt::format("\n## {}\n\n", heading);
   if (!r.summary.empty()) o += "> " + md_escape(r.summary) + "\n\n";
@@ -412,8 +441,9 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
   o += fmt::format("**{}.** {}.\n\n", verdict_text(m, false), join(said, "; "));
   o += fmt::format("Expectation `{}`; fuzz: {} cases from seed {}; {}.\n",
                    probe::to_string(r.expect), r.fuzz, r.seed,
-                   m.sources.size() == 1 ? std::string("one report")
-                                         : fmt::format("{} shards merged", m.sources.size()));
+                   m.sources.empty()       ? std::string("this run")
+                   : m.sources.size() == 1 ? std::string("one report")
+                                           : fmt::format("{} shards merged", m.sources.size()));
   if (!r.broken.empty()) {
     o += "\nBroken expectations:\n\n";
     for (const auto& b : r.broken) o += "- " + md_escape(b) + '\n';
@@ -451,8 +481,9 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
   o += metrics_section(r);
   o += coverage_section(r);
   o += evidence_section(r);
+  if (options.bench) o += speed_section(r);
 
-  o += "\n### Reproduce\n\n```sh\n";
+  o += "\n### Reproduce\n\nFrom the root of a clone, built with the default preset:\n\n```sh\n";
   for (const auto& c : m.commands) o += command_block(shell_words(c));
   o += "```\n";
   env_lines own;
@@ -461,12 +492,14 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
         std::find(common_env.begin(), common_env.end(), kv) == common_env.end())
       own.push_back(kv);
   if (!own.empty()) {
-    o += "\nThis run's own environment:\n\n";
-    for (const auto& [k, v] : own) o += fmt::format("- {}: {}\n", md_escape(k), md_escape(v));
+    std::string lines;
+    for (const auto& [k, v] : own) lines += fmt::format("- {}: {}\n", md_escape(k), md_escape(v));
+    o += collapsed("This run's own environment", lines);
   }
   std::vector<std::string> files;
   for (const auto& s : m.sources) files.push_back("`" + s + "`");
-  o += fmt::format("\n{}: {}\n", m.sources.size() == 1 ? "Report" : "Reports merged", join(files, ", "));
+  if (!files.empty())
+    o += fmt::format("\n{}: {}\n", m.sources.size() == 1 ? "Report" : "Reports merged", join(files, ", "));
   return o;
 }
 
@@ -484,9 +517,11 @@ std::string cell_of(const matrix_row& row, const std::string& probe_name) {
 std::string matrix_section(const mutation_matrix& matrix, int level) {
   const std::string h(std::size_t(level), '#');
   std::string o = "\nEach variant is run by each probe of its kernel family with `--expect pass`: **pass** (exit 0), "
-                  "**caught** (exit 1), n/a (exit 77, backend not available). `fixed` must pass every probe; a "
-                  "`fixed-minus-NNNN` variant (patch NNNN reverted) and `upstream` must be caught by exactly the "
-                  "probes in bold; a `mutant-*` (a careless fix) by at least one probe.\n";
+                  "**caught** (exit 1), n/a (exit 77, backend not available: the row is not judged, which is a skip, "
+                  "never a pass). `fixed` must pass every probe; a `fixed-minus-NNNN` variant (patch NNNN reverted) "
+                  "and `upstream` must be caught by exactly the probes in bold; a `mutant-*` (a careless fix) by at "
+                  "least the probes in bold, and by one probe at least. The bold ones are what "
+                  "`patches/<family>/targets` declares.\n";
   if (!matrix.backend.empty() || !matrix.probe_args.empty())
     o += fmt::format("\nBackend: {}; every probe run also given: `{}`.\n",
                      matrix.backend.empty() ? "unknown" : matrix.backend,
@@ -509,17 +544,19 @@ std::string matrix_section(const mutation_matrix& matrix, int level) {
     o += '\n';
     for (const auto& row : matrix.rows) {
       if (row.family != family) continue;
-      mutation_matrix one;
-      one.rows.push_back(row);
-      const bool holds = matrix_problems(one).empty();
-      const std::string want = row.any_target ? "any probe" : row.targets.empty() ? "no probe" : "the bold ones";
+      const bool exact = row.kind == matrix_row::rule::exactly;
+      const std::string want = exact ? (row.targets.empty() ? "no probe" : "exactly the bold ones")
+                                     : (row.targets.empty() ? "any probe" : "at least the bold ones");
+      const bool unjudged = std::any_of(row.exit_codes.begin(), row.exit_codes.end(),
+                                        [](const auto& e) { return e.second == 77; });
       o += fmt::format("| {} | {} |", row.variant, want);
       for (const auto& p : probes) {
         const bool target = std::find(row.targets.begin(), row.targets.end(), p) != row.targets.end();
         const auto cell = cell_of(row, p);
         o += target ? fmt::format(" **{}** |", cell) : fmt::format(" {} |", cell);
       }
-      o += holds ? " yes |\n" : " **NO** |\n";
+      o += row_holds(row) ? " yes |\n" : unjudged && matrix_problems({{row}, {}, {}, {}}).empty() ? " not judged |\n"
+                                                                                              : " **NO** |\n";
     }
   }
   const auto problems = matrix_problems(matrix);
@@ -614,29 +651,50 @@ std::string readable_evidence(std::string line) {
   return line;
 }
 
-// The --compare-backends section: one row per (probe, variant), both backends' values side by side.
-std::string comparison_section(const backend_comparison& c) {
-  std::string o = fmt::format("\n## Backends compared: {} and {}\n\n", c.a, c.b);
-  o += c.problems.empty()
-           ? fmt::format("Every probe run on both backends agrees, variant by variant: the same kernels computed the "
-                         "same D (d_digest over the same d_digest_cases tiles, where the probe records them) and the "
-                         "same cases passed and failed.\n\n")
-           : fmt::format("**{} disagreement(s)**:\n\n", c.problems.size());
+namespace {
+// The --compare-pair / --throughput section: one row per (probe, variant), both backends' values side by side, then
+// the measured rates.
+std::string comparison_body(const backend_comparison& c) {
+  std::string o;
+  if (!c.a.empty())
+    o += c.problems.empty()
+             ? fmt::format("Every probe run on both backends agrees, variant by variant: the same kernels computed the "
+                           "same D (d_digest over the same d_digest_cases tiles, where the probe records them) and the "
+                           "same cases passed and failed.\n\n")
+             : fmt::format("**{} disagreement(s)**:\n\n", c.problems.size());
+  else if (!c.problems.empty())
+    o += fmt::format("**{} problem(s)**:\n\n", c.problems.size());
   for (const auto& p : c.problems) o += "- " + md_escape(p) + '\n';
   if (!c.problems.empty()) o += '\n';
-  o += fmt::format("| probe | variant | what | {} | {} | |\n|---|---|---|---|---|---|\n", c.a, c.b);
-  for (const auto& row : c.rows)
-    for (const auto& cell : row.cells)
-      o += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", row.probe, row.variant, cell.what, cell.on_a, cell.on_b,
-                       cell.on_a == cell.on_b ? "equal" : "**DIFFERS**");
+  if (!c.rows.empty()) {
+    o += fmt::format("| probe | variant | what | {} | {} | |\n|---|---|---|---|---|---|\n", c.a, c.b);
+    for (const auto& row : c.rows)
+      for (const auto& cell : row.cells)
+        o += fmt::format("| {} | `{}` | {} | {} | {} | {} |\n", row.probe, row.variant, cell.what, cell.on_a,
+                         cell.on_b, cell.on_a == cell.on_b ? "equal" : "**DIFFERS**");
+  }
+  if (!c.rates.empty()) {
+    o += "\nThroughput measured in these runs. Case runs are cases x variants, each generated, run, checked against "
+         "the oracle and judged; seconds are the reports' run_seconds (the slowest shard where shards ran side by "
+         "side).\n\n| probe | backend | run | case runs/s | |\n|---|---|---|---:|---|\n";
+    for (const auto& r : c.rates)
+      o += fmt::format("| {} | {} | {} | {} | {} |\n", r.probe, r.backend, r.what,
+                       format_number(std::round(r.case_runs_per_second)), md_escape(r.note));
+  }
   return o;
 }
+std::string comparison_section(const backend_comparison& c) {
+  if (c.a.empty()) return c.rates.empty() && c.problems.empty() ? std::string() : "\n## Throughput\n\n" + comparison_body(c);
+  return fmt::format("\n## Backends compared: {} and {}\n\n", c.a, c.b) + comparison_body(c);
+}
+}  // namespace
 
 std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix,
-                            const backend_comparison* comparison) {
+                            const backend_comparison* comparison, const render_options& options) {
   if (runs.empty()) {
-    std::string o = "# tileprobe mutation matrix\n";
+    std::string o = matrix ? "# tileprobe mutation matrix\n" : "# tileprobe report\n";
     if (matrix) o += matrix_section(*matrix, 2);
+    if (comparison) o += comparison_section(*comparison);
     return o;
   }
 
@@ -657,7 +715,7 @@ std::string render_document(const std::vector<merged_run>& runs, const mutation_
 
   std::string o = "# tileprobe report\n\n";
   std::size_t shard_reports = 0;
-  for (const auto& m : runs) shard_reports += m.sources.size();
+  for (const auto& m : runs) shard_reports += std::max<std::size_t>(1, m.sources.size());
   o += fmt::format(
       "{} probe run{} on {}{}. Each probe runs the same cases on the **buggy** variant (the upstream code before the "
       "fix, or the fix series with one patch reverted) and on the **fixed** variant (the whole fix series), and "
@@ -673,7 +731,7 @@ std::string render_document(const std::vector<merged_run>& runs, const mutation_
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& m = runs[i];
     const auto& r = m.record;
-    all_as_expected &= r.as_expected() && m.problems.empty();
+    all_as_expected &= m.as_expected();
     std::vector<std::string> buggy, fixed;
     for (std::size_t v = 0; v < r.variants.size(); ++v) {
       const auto text = fmt::format("`{}` {}", r.variants[v].name, count_text(failed_cases(r, v)));
@@ -710,11 +768,60 @@ std::string render_document(const std::vector<merged_run>& runs, const mutation_
   }
   o += '\n';
 
-  for (std::size_t i = 0; i < runs.size(); ++i) o += probe_section(runs[i], headings[i], common[runs[i].record.backend]);
+  for (std::size_t i = 0; i < runs.size(); ++i) o += probe_section(runs[i], headings[i], common[runs[i].record.backend], options);
 
   if (comparison) o += comparison_section(*comparison);
   if (matrix) o += "\n## Mutation matrix\n" + matrix_section(*matrix, 3);
   return o;
+}
+
+std::vector<std::string> split_document(const std::string& doc, std::size_t limit) {
+  if (doc.size() <= limit) return {doc};
+  // Room for the "Part i of n" line each part starts with. Sizes are bytes, which never undercount characters.
+  constexpr std::size_t heading_room = 80;
+  const std::size_t budget = limit > 2 * heading_room ? limit - heading_room : limit / 2 + 1;
+  // Where a part may begin: at a line outside any code block or <details>, best at a "## " heading (a run's section),
+  // else at a "### " heading, else at any such line.
+  struct cut {
+    std::size_t at;
+    int rank;
+  };
+  std::vector<cut> cuts;
+  bool fence = false;
+  int details = 0;
+  for (std::size_t pos = 0; pos < doc.size();) {
+    const std::size_t end = std::min(doc.find('\n', pos), doc.size());
+    const std::string_view line(doc.data() + pos, end - pos);
+    if (!fence && details == 0 && pos > 0)
+      cuts.push_back({pos, line.starts_with("## ") ? 2 : line.starts_with("### ") ? 1 : 0});
+    if (line.starts_with("```")) fence = !fence;
+    if (!fence) {
+      if (line.find("<details>") != std::string_view::npos) ++details;
+      if (line.find("</details>") != std::string_view::npos && details > 0) --details;
+    }
+    pos = end + 1;
+  }
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (doc.size() - start > budget) {
+    std::size_t best = 0;
+    for (int rank = 2; rank >= 0 && best == 0; --rank)
+      for (const auto& c : cuts)
+        if (c.at > start && c.at - start <= budget && c.rank >= rank && (rank == 0 || c.at - start >= budget / 2))
+          best = c.at;
+    if (best == 0) {  // one block longer than a part: cut at its last line that fits
+      best = doc.rfind('\n', start + budget);
+      best = best == std::string::npos || best <= start ? start + budget : best + 1;
+    }
+    parts.push_back(doc.substr(start, best - start));
+    start = best;
+  }
+  parts.push_back(doc.substr(start));
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    parts[i] = fmt::format("*Part {} of {}{}.*\n\n", i + 1, parts.size(),
+                           i == 0 ? " (the document is longer than one comment)" : ", continued") +
+               parts[i];
+  return parts;
 }
 
 }  // namespace tp::report

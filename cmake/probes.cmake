@@ -1,0 +1,98 @@
+# tp_add_probe(): one probe's executable and its CTest share, the boilerplate every probes/<name>/CMakeLists.txt had.
+#
+#   tp_add_probe(<name> FAMILY <family> LIBS <targets>...
+#                [FAIL_PASS_ARGS <args>...]      the fail-pass test's arguments (fuzz count, a filter under ASan)
+#                [MATRIX_ARGS <args>...]         the kill/pass tests' arguments (smaller fuzz count, filters)
+#                [FAIL_PASS_COVERS <variants>...] variants of the probe's default run: its fail-pass test already
+#                                                 proves them caught, so no separate kill test is generated
+#                [COMPILE_OPTIONS <options>...]
+#                [NO_VERDICT_TESTS])              a probe whose variants are not fixes (swmmac-sweep): its folder
+#                                                 adds its own tests
+#
+# Makes bin/probe-<name> from main.cpp and the tests
+#   probe.<name>.fail-pass                 --expect fail-pass FAIL_PASS_ARGS
+#   probe.<name>.killed.<variant>          --variant V --expect fail --no-shrink MATRIX_ARGS
+#   probe.<name>.pass.<variant>            --variant V --expect pass --no-shrink MATRIX_ARGS
+# The kill/pass tests come from patches/<family>/targets, the one place that says which probe must catch which
+# variant (tools/tileprobe-report --targets-dir reads the same file for the mutation matrix):
+#   fixed-minus-NNNN <probe>...   exactly these probes catch it: a kill test here when <name> is listed, else a pass
+#   mutant-<name> <probe>...      at least these probes catch it: a kill test here when <name> is listed
+#   upstream <probe>...           (the mutation matrix's row; the fail-pass test covers it here)
+# Every test of the probe's folder, also those the folder adds itself after this call, counts exit 77 (backend not
+# available) as skipped and is labelled probe;<family>;cpu unless the folder gave it labels of its own.
+function(tp_add_probe name)
+  cmake_parse_arguments(ARG "NO_VERDICT_TESTS" "FAMILY" "LIBS;FAIL_PASS_ARGS;MATRIX_ARGS;FAIL_PASS_COVERS;COMPILE_OPTIONS" ${ARGN})
+  if(NOT ARG_FAMILY)
+    message(FATAL_ERROR "tp_add_probe(${name}): FAMILY is required")
+  endif()
+  set(exe probe-${name})
+  add_executable(${exe} main.cpp)
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  target_link_libraries(${exe} PRIVATE ${ARG_LIBS})
+  target_compile_options(${exe} PRIVATE ${TP_WARNINGS} ${ARG_COMPILE_OPTIONS})
+
+  # At the end of the folder, so the tests the folder adds after this call are labelled too (EVAL: a deferred call's
+  # arguments are otherwise expanded when it runs, where ARG_FAMILY is gone).
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL tp_label_probe_tests ${ARG_FAMILY})")
+  if(ARG_NO_VERDICT_TESTS)
+    return()
+  endif()
+
+  add_test(NAME probe.${name}.fail-pass COMMAND ${exe} --backend cpu --expect fail-pass ${ARG_FAIL_PASS_ARGS})
+
+  set(targets_file ${PROJECT_SOURCE_DIR}/patches/${ARG_FAMILY}/targets)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${targets_file})
+  tp_read_targets(${targets_file} variants)
+  foreach(v ${variants})
+    if(v STREQUAL "upstream" OR v IN_LIST ARG_FAIL_PASS_COVERS)
+      continue()
+    endif()
+    set(catchers ${TP_TARGETS_${v}})
+    if(name IN_LIST catchers)
+      add_test(NAME probe.${name}.killed.${v}
+               COMMAND ${exe} --backend cpu --variant ${v} --expect fail --no-shrink ${ARG_MATRIX_ARGS})
+    elseif(v MATCHES "^fixed-minus-")
+      add_test(NAME probe.${name}.pass.${v}
+               COMMAND ${exe} --backend cpu --variant ${v} --expect pass --no-shrink ${ARG_MATRIX_ARGS})
+    endif()
+  endforeach()
+endfunction()
+
+function(tp_label_probe_tests family)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t ${tests})
+    get_test_property(${t} LABELS labels)
+    if(NOT labels)
+      set_tests_properties(${t} PROPERTIES LABELS "probe;${family};cpu")
+    endif()
+    set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+endfunction()
+
+# Reads a patches/<family>/targets file: sets `out` (in the caller) to its variants in file order and, per variant V,
+# TP_TARGETS_<V> to the probes listed for it. '#' starts a comment; a variant listed twice is an error.
+function(tp_read_targets file out)
+  if(NOT EXISTS ${file})
+    message(FATAL_ERROR "${file} is missing: it declares which probe must catch which variant")
+  endif()
+  file(STRINGS ${file} lines)
+  set(variants)
+  foreach(line ${lines})
+    string(REGEX REPLACE "#.*" "" line "${line}")
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    string(REGEX REPLACE "[ \t]+" ";" words "${line}")
+    list(POP_FRONT words v)
+    if(NOT v MATCHES "^(upstream|fixed-minus-[0-9][0-9][0-9][0-9]|mutant-[a-z0-9-]+)$")
+      message(FATAL_ERROR "${file}: '${v}' is not upstream, fixed-minus-NNNN or mutant-NAME")
+    endif()
+    if(v IN_LIST variants)
+      message(FATAL_ERROR "${file}: ${v} is listed twice")
+    endif()
+    list(APPEND variants ${v})
+    set(TP_TARGETS_${v} ${words} PARENT_SCOPE)
+  endforeach()
+  set(${out} ${variants} PARENT_SCOPE)
+endfunction()
