@@ -147,7 +147,11 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
     co.run(d, memory_);
   } catch (const sim_error& e) {
     memory_.free(seg);
-    throw sim_api_error(sim_status::launch_failure, std::string("tileprobe simulator (") + arch_ + "): " + e.what());
+    // The machine names the kernel and PC of what it stopped on; a fault raised by the memory checks may not.
+    const std::string what = e.what();
+    throw sim_api_error(sim_status::launch_failure, "tileprobe simulator (" + arch_ + "): " +
+                                                        (what.find(name) == std::string::npos ? "kernel " + name + ": " : "") +
+                                                        what);
   }
   memory_.free(seg);
   const unwritten_loads u = memory_.take_unwritten_loads();
