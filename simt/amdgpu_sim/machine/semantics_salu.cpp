@@ -277,6 +277,57 @@ void s_barrier(wave& w, const op& o) {
   s_barrier_wait(w, o);
 }
 
+// Scalar float compares (SOPC, gfx12): SCC = compare(S0, S1) with the VOPC meanings (ordered compares false on NaN,
+// the n* forms their negations).
+#define SOPC_F32(name, cmp)                                   \
+  void name(wave& w, const op& o) {                           \
+    const float a = f32(s32(w, o, 0)), b = f32(s32(w, o, 1)); \
+    w.set_scc(cmp);                                           \
+  }
+SOPC_F32(s_cmp_lt_f32, a < b)
+SOPC_F32(s_cmp_eq_f32, a == b)
+SOPC_F32(s_cmp_le_f32, a <= b)
+SOPC_F32(s_cmp_gt_f32, a > b)
+SOPC_F32(s_cmp_lg_f32, a < b || a > b)
+SOPC_F32(s_cmp_ge_f32, a >= b)
+SOPC_F32(s_cmp_o_f32, a == a && b == b)
+SOPC_F32(s_cmp_u_f32, a != a || b != b)
+SOPC_F32(s_cmp_nge_f32, !(a >= b))
+SOPC_F32(s_cmp_nlg_f32, !(a < b || a > b))
+SOPC_F32(s_cmp_ngt_f32, !(a > b))
+SOPC_F32(s_cmp_nle_f32, !(a <= b))
+SOPC_F32(s_cmp_neq_f32, !(a == b))
+SOPC_F32(s_cmp_nlt_f32, !(a < b))
+// Scalar fused multiply-adds (SOP2/SOPK-like forms, one rounding): s_fmamk D = S0 * K + S1 (printed S0, K, S1),
+// s_fmaak D = S0 * S1 + K, s_fmac D = S0 * S1 + D.
+SOP2_32(s_max_num_f32, (void)scc; const float x = f32(a), y = f32(b);
+        return bits(std::isnan(x) ? y : std::isnan(y) ? x : (x == y ? (std::signbit(x) ? y : x) : (x > y ? x : y))))
+SOP2_32(s_min_num_f32, (void)scc; const float x = f32(a), y = f32(b);
+        return bits(std::isnan(x) ? y : std::isnan(y) ? x : (x == y ? (std::signbit(x) ? x : y) : (x < y ? x : y))))
+void s_fma3_f32(wave& w, const op& o) { d32(w, o, bits(std::fma(f32(s32(w, o, 0)), f32(s32(w, o, 1)), f32(s32(w, o, 2))))); }
+void s_fmac_f32(wave& w, const op& o) {
+  d32(w, o, bits(std::fma(f32(s32(w, o, 0)), f32(s32(w, o, 1)), f32(w.s[o.dst[0].reg]))));
+}
+SOP1_32(s_rndne_f32, (void)scc; return bits(std::nearbyint(f32(a))))
+SOP1_32(s_trunc_f32, (void)scc; return bits(std::trunc(f32(a))))
+SOP1_32(s_floor_f32, (void)scc; return bits(std::floor(f32(a))))
+SOP1_32(s_ceil_f32, (void)scc; return bits(std::ceil(f32(a))))
+
+// PC-relative long jumps (SOP1, RDNA4 ISA guide §4.4): s_getpc_b64 D = address of the next instruction;
+// s_setpc_b64 jumps to S; s_swappc_b64 does both. Addresses are the code object's virtual addresses.
+void s_getpc_b64(wave& w, const op& o) { d64(w, o, w.prog->text_address + o.pc + 4); }
+void jump_to(wave& w, const op& o, uint64_t addr) {
+  const int32_t idx = addr >= w.prog->text_address ? w.prog->index_at(addr - w.prog->text_address) : -1;
+  if (idx < 0) fail(w, o, "jump to an address that is not an instruction in .text");
+  w.pc = uint32_t(idx);
+}
+void s_setpc_b64(wave& w, const op& o) { jump_to(w, o, s64(w, o, 0)); }
+void s_swappc_b64(wave& w, const op& o) {
+  const uint64_t target = s64(w, o, 0);
+  d64(w, o, w.prog->text_address + o.pc + 4);
+  jump_to(w, o, target);
+}
+
 constexpr semantic table[] = {
     {"s_and_b32", s_and_b32, 1}, {"s_or_b32", s_or_b32, 1}, {"s_xor_b32", s_xor_b32, 1},
     {"s_nand_b32", s_nand_b32, 1}, {"s_nor_b32", s_nor_b32, 1}, {"s_xnor_b32", s_xnor_b32, 1},
@@ -337,6 +388,20 @@ constexpr semantic table[] = {
     {"s_waitcnt_vscnt", no_op, 0}, {"s_waitcnt_vmcnt", no_op, 0}, {"s_waitcnt_lgkmcnt", no_op, 0},
     {"s_waitcnt_expcnt", no_op, 0}, {"s_wait_idle", no_op, 0}, {"global_wb", no_op, 0}, {"global_inv", no_op, 0},
     {"s_set_inst_prefetch_distance", no_op, 0}, {"s_sleep", no_op, 0},
+    {"s_cmp_lt_f32", s_cmp_lt_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_eq_f32", s_cmp_eq_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_le_f32", s_cmp_le_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_gt_f32", s_cmp_gt_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_lg_f32", s_cmp_lg_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_ge_f32", s_cmp_ge_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_o_f32", s_cmp_o_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_u_f32", s_cmp_u_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_nge_f32", s_cmp_nge_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_nlg_f32", s_cmp_nlg_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_ngt_f32", s_cmp_ngt_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_nle_f32", s_cmp_nle_f32, 0, {ty::f32, ty::f32}},
+    {"s_cmp_neq_f32", s_cmp_neq_f32, 0, {ty::f32, ty::f32}}, {"s_cmp_nlt_f32", s_cmp_nlt_f32, 0, {ty::f32, ty::f32}},
+    {"s_max_num_f32", s_max_num_f32, 1, {ty::f32, ty::f32}}, {"s_min_num_f32", s_min_num_f32, 1, {ty::f32, ty::f32}},
+    {"s_fmamk_f32", s_fma3_f32, 1, {ty::f32, ty::f32, ty::f32}}, {"s_fmaak_f32", s_fma3_f32, 1, {ty::f32, ty::f32, ty::f32}},
+    {"s_fmac_f32", s_fmac_f32, 1, {ty::f32, ty::f32}},
+    {"s_rndne_f32", s_rndne_f32, 1, {ty::f32}}, {"s_trunc_f32", s_trunc_f32, 1, {ty::f32}},
+    {"s_floor_f32", s_floor_f32, 1, {ty::f32}}, {"s_ceil_f32", s_ceil_f32, 1, {ty::f32}},
+    {"s_getpc_b64", s_getpc_b64, 1}, {"s_setpc_b64", s_setpc_b64, 0, {ty::b64}},
+    {"s_swappc_b64", s_swappc_b64, 1, {ty::b64}},
 };
 
 }  // namespace

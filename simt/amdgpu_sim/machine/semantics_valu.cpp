@@ -497,6 +497,77 @@ void v_cvt_i32_f64(wave& w, const op& o) {
   lanes32(w, o, [&](unsigned l) { return uint32_t(cvt_i32(f64(mod64(read64(w, o.src[0], l), ma)))); });
 }
 
+// ---- scalar transcendental ops in the VALU (gfx12 v_s_*: SGPR in, SGPR out; accuracy as for the vector forms) ----
+#define VOP_S_F32(name, ...)                                              \
+  void name(wave& w, const op& o) {                                        \
+    const float a = f32(mod32(read(w, o.src[0])[0], o.src[0].mods));      \
+    const float r = (__VA_ARGS__);                                          \
+    w.s[o.dst[0].reg] = bits(o.clamp ? clamp01(r) : r);                   \
+  }
+VOP_S_F32(v_s_exp_f32, float(std::exp2(double(a))))
+VOP_S_F32(v_s_log_f32, float(std::log2(double(a))))
+VOP_S_F32(v_s_rcp_f32, float(1.0 / double(a)))
+VOP_S_F32(v_s_rsq_f32, float(1.0 / std::sqrt(double(a))))
+VOP_S_F32(v_s_sqrt_f32, std::sqrt(a))
+
+// ---- f32 division helpers (RDNA4 ISA guide, V_DIV_SCALE_F32 / V_DIV_FMAS_F32 / V_DIV_FIXUP_F32) ---------------------
+// The compiler's division sequence: div_scale pre-scales numerator/denominator by 2^+-64 when the quotient or the
+// reciprocal would leave the normal range, div_fmas undoes the scaling, div_fixup handles NaN/inf/zero. The model
+// covers the unscaled path exactly (div_scale passes S0 through and writes VCC = 0) and every special operand that
+// div_fixup overrides; an operand pair that needs scaling stops the dispatch instead of being approximated.
+inline int exp_of(float x) { return int((bits(x) >> 23) & 0xffu); }
+inline bool is_denorm(float x) { return std::fpclassify(x) == FP_SUBNORMAL; }
+void v_div_scale_f32(wave& w, const op& o) {
+  // v_div_scale_f32 D, sdst, S0, S1 (denominator), S2 (numerator)
+  const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
+  const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
+  const uint32_t e = w.exec();
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    const float s0 = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
+    if (!std::isfinite(den) || !std::isfinite(num)) {
+      d[l] = bits(s0);  // div_fixup decides the result from the special operand
+      continue;
+    }
+    if (den == 0.0f || num == 0.0f) {
+      d[l] = 0x7fc00000u;  // the ISA's NaN; div_fixup returns the signed zero / infinity
+      continue;
+    }
+    const float q = num / den, r = 1.0f / den;
+    if (exp_of(num) - exp_of(den) >= 96 || is_denorm(den) || is_denorm(r) || is_denorm(q) || !std::isfinite(r) ||
+        exp_of(num) <= 23 || q == 0.0f || !std::isfinite(q))
+      fail(w, o, "f32 division operands that need the ISA's 2^64 pre-scaling are not modelled");
+    d[l] = bits(s0);
+  }
+  write_mask(w, o.dst[1], 0);
+}
+void v_div_fmas_f32(wave& w, const op& o) {
+  const uint32_t vcc = w.s[sreg::vcc_lo] & w.exec();
+  if (vcc) fail(w, o, "v_div_fmas_f32 with VCC set (scaled division) is not modelled");
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(mod32(C[l], mc))));
+  });
+}
+// v_div_fixup_f32 D, S0 (quotient), S1 (denominator), S2 (numerator).
+void v_div_fixup_f32(wave& w, const op& o) {
+  const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
+  const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    const float q = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
+    const bool neg = std::signbit(den) != std::signbit(num);
+    const uint32_t sign = neg ? 0x80000000u : 0u;
+    if (std::isnan(num)) return bits(num) | 0x00400000u;
+    if (std::isnan(den)) return bits(den) | 0x00400000u;
+    if ((den == 0 && num == 0) || (std::isinf(den) && std::isinf(num))) return 0xffc00000u;
+    if (den == 0 || std::isinf(num)) return sign | 0x7f800000u;
+    if (std::isinf(den) || num == 0) return sign;
+    return sign | (bits(q) & 0x7fffffffu);
+  });
+}
+
 // ---- dot products -------------------------------------------------------------------------------------------------
 // v_dot4_i32_iu8 D, A, B, C: D = C + sum of the four byte products; neg_lo[0]/[1] say A/B are signed (RDNA4 ISA
 // guide, VOP3P V_DOT4_I32_IU8); clamp saturates the sum to int32.
@@ -698,6 +769,12 @@ const std::vector<semantic>& table() {
         {"v_cvt_f64_f32", v_cvt_f64_f32, 1, {ty::f32}}, {"v_cvt_f32_f64", v_cvt_f32_f64, 1, {ty::f64}},
         {"v_cvt_u32_f64", v_cvt_u32_f64, 1, {ty::f64}}, {"v_cvt_i32_f64", v_cvt_i32_f64, 1, {ty::f64}},
         {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1},
+        {"v_s_exp_f32", v_s_exp_f32, 1, {ty::f32}}, {"v_s_log_f32", v_s_log_f32, 1, {ty::f32}},
+        {"v_s_rcp_f32", v_s_rcp_f32, 1, {ty::f32}}, {"v_s_rsq_f32", v_s_rsq_f32, 1, {ty::f32}},
+        {"v_s_sqrt_f32", v_s_sqrt_f32, 1, {ty::f32}},
+        {"v_div_scale_f32", v_div_scale_f32, 2, {ty::f32, ty::f32, ty::f32}},
+        {"v_div_fmas_f32", v_div_fmas_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_div_fixup_f32", v_div_fixup_f32, 1, {ty::f32, ty::f32, ty::f32}},
         {"v_cmp_class_f32", v_cmp_class_f32<false>, 1, {ty::f32, ty::b32}},
         {"v_cmpx_class_f32", v_cmp_class_f32<true>, 0, {ty::f32, ty::b32}},
     };
