@@ -19,6 +19,40 @@ uint32_t axis(const dim3u& d, char c) { return c == 'x' ? d.x : c == 'y' ? d.y :
 
 }  // namespace
 
+uint16_t launch_dimensions(const launch_shape& shape) {
+  const dim3u& g = shape.grid_blocks;
+  const dim3u& b = shape.block_threads;
+  return g.z > 1 || b.z > 1 ? 3 : g.y > 1 || b.y > 1 ? 2 : 1;
+}
+
+std::array<uint8_t, dispatch_packet_bytes> build_dispatch_packet(const kernel_info& k, const launch_shape& shape,
+                                                                 uint64_t kernarg_address) {
+  std::array<uint8_t, dispatch_packet_bytes> p{};
+  const auto put_le = [&](std::size_t offset, uint64_t v, std::size_t bytes) {
+    for (std::size_t i = 0; i < bytes; ++i) p[offset + i] = uint8_t(v >> (8 * i));
+  };
+  const dim3u& g = shape.grid_blocks;
+  const dim3u& b = shape.block_threads;
+  const auto items = [&](uint32_t blocks, uint32_t threads, char axis) {
+    const uint64_t n = uint64_t(blocks) * threads;
+    if (n > UINT32_MAX)
+      throw sim_error("kernel " + k.name + ": grid size " + std::to_string(n) + " work-items in " + axis +
+                      " exceeds the dispatch packet's 32 bits");
+    return n;
+  };
+  put_le(2, launch_dimensions(shape), 2);  // setup: dimensions in bits [1:0]
+  put_le(4, b.x, 2);
+  put_le(6, b.y, 2);
+  put_le(8, b.z, 2);
+  put_le(12, items(g.x, b.x, 'x'), 4);
+  put_le(16, items(g.y, b.y, 'y'), 4);
+  put_le(20, items(g.z, b.z, 'z'), 4);
+  put_le(24, k.private_segment_size, 4);
+  put_le(28, uint64_t(k.group_segment_size) + shape.dynamic_lds_bytes, 4);
+  put_le(40, kernarg_address, 8);
+  return p;
+}
+
 std::size_t explicit_arg_count(const kernel_info& k) {
   std::size_t n = 0;
   for (const auto& a : k.args) n += !is_hidden(a);
@@ -62,7 +96,7 @@ std::vector<uint8_t> build_kernarg(const kernel_info& k, void* const* args, cons
     else if (v == "hidden_global_offset_x" || v == "hidden_global_offset_y" || v == "hidden_global_offset_z")
       put(seg, a, 0, 8, k.name);
     else if (v == "hidden_grid_dims")
-      put(seg, a, g.z > 1 || b.z > 1 ? 3 : g.y > 1 || b.y > 1 ? 2 : 1, 2, k.name);
+      put(seg, a, launch_dimensions(shape), 2, k.name);
     else if (v == "hidden_dynamic_lds_size")
       put(seg, a, shape.dynamic_lds_bytes, 4, k.name);
     // Every other hidden argument stays 0 (see kernarg.h).

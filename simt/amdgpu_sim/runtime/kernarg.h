@@ -16,6 +16,7 @@
 //   dereferences null and faults with a message instead of reading garbage; the apertures are the machine's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -34,6 +35,19 @@ struct launch_shape {
 // the metadata has explicit arguments), hidden ones from `shape`. Throws sim_error when the metadata is inconsistent
 // (an argument outside the segment, a hidden argument of an unexpected size).
 std::vector<uint8_t> build_kernarg(const kernel_info& k, void* const* args, const launch_shape& shape);
+
+// The HSA kernel dispatch packet of the launch (hsa_kernel_dispatch_packet_t, 64 bytes; layout in the HSA Platform
+// System Architecture Specification and https://llvm.org/docs/AMDGPUUsage.html, "Kernel Dispatch"), which a kernel
+// reads through its dispatch-ptr user SGPRs: clang's __builtin_amdgcn_grid_size_x() (the dialect's grid_dim()) loads
+// grid_size_x from it. Filled: setup (dimensions, as hidden_grid_dims), workgroup_size_x/y/z, grid_size_x/y/z in
+// work-items, private_segment_size, group_segment_size (static + dynamic LDS), kernarg_address; header,
+// kernel_object and completion_signal stay 0 (there is no queue and no signal).
+inline constexpr std::size_t dispatch_packet_bytes = 64;
+std::array<uint8_t, dispatch_packet_bytes> build_dispatch_packet(const kernel_info& k, const launch_shape& shape,
+                                                                 uint64_t kernarg_address);
+
+// The dispatch's dimensionality: the highest axis where grid or block is larger than 1 (1 for a 1x1x1 launch).
+uint16_t launch_dimensions(const launch_shape& shape);
 
 // The number of explicit (not hidden_*) arguments of the kernel.
 std::size_t explicit_arg_count(const kernel_info& k);

@@ -16,6 +16,11 @@ std::string join(const std::vector<std::string>& v) {
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
 }
+// machine.h's dispatch gained dispatch_packet_address later than the rest: set it where the header has it.
+template <class D>
+void set_dispatch_packet(D& d, uint64_t address) {
+  if constexpr (requires { d.dispatch_packet_address; }) d.dispatch_packet_address = address;
+}
 }  // namespace
 
 // The boards the archs ship on, for the properties a program may print or size work by: AMD's specifications of the
@@ -135,7 +140,17 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   const uint64_t seg = memory_.allocate(std::max<std::size_t>(kernarg.size(), 1), std::max<uint32_t>(k->kernarg_align, 16));
   if (!seg) throw sim_api_error(sim_status::out_of_memory, "kernel " + name + ": kernarg segment");
   memory_.host_write(seg, kernarg.data(), kernarg.size());
+  // The dispatch packet, for kernels that read it through the dispatch-ptr SGPRs (grid_size_x: the dialect's
+  // grid_dim()); handed over where machine.h's dispatch has the field.
+  const auto packet = build_dispatch_packet(*k, shape, seg);
+  const uint64_t packet_addr = memory_.allocate(packet.size(), 64);
+  if (!packet_addr) {
+    memory_.free(seg);
+    throw sim_api_error(sim_status::out_of_memory, "kernel " + name + ": dispatch packet");
+  }
+  memory_.host_write(packet_addr, packet.data(), packet.size());
   dispatch d;
+  set_dispatch_packet(d, packet_addr);
   d.kernel = name;
   d.grid_blocks = grid;
   d.block_threads = block;
@@ -147,6 +162,7 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
     co.run(d, memory_);
   } catch (const sim_error& e) {
     memory_.free(seg);
+    memory_.free(packet_addr);
     // The machine names the kernel and PC of what it stopped on; a fault raised by the memory checks may not.
     const std::string what = e.what();
     throw sim_api_error(sim_status::launch_failure, "tileprobe simulator (" + arch_ + "): " +
@@ -154,6 +170,7 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
                                                         what);
   }
   memory_.free(seg);
+  memory_.free(packet_addr);
   const unwritten_loads u = memory_.take_unwritten_loads();
   if (u.loads) {
     last_warning_ = "tileprobe simulator: warning: kernel " + name + " made " + std::to_string(u.loads) +

@@ -97,3 +97,26 @@ TEST_CASE("kernarg: inconsistent metadata is reported", "[amdgpu_sim][kernarg]")
     CHECK_THROWS_WITH(build_kernarg(k, short_args, {}), ContainsSubstring("no value for argument 1 (v)"));
   }
 }
+
+TEST_CASE("dispatch packet: sizes in work-items, LDS static + dynamic, the kernarg address", "[amdgpu_sim][kernarg]") {
+  kernel_info k = example();
+  k.group_segment_size = 4096;
+  k.private_segment_size = 48;
+  const auto p = build_dispatch_packet(k, {{5, 3, 1}, {64, 2, 1}, 1024}, 0xabcdef000ull);
+  std::vector<uint8_t> v(p.begin(), p.end());
+  CHECK(at<uint16_t>(v, 0) == 0);          // header: no queue
+  CHECK(at<uint16_t>(v, 2) == 2);          // setup: two dimensions
+  CHECK(at<uint16_t>(v, 4) == 64);
+  CHECK(at<uint16_t>(v, 6) == 2);
+  CHECK(at<uint16_t>(v, 8) == 1);
+  CHECK(at<uint32_t>(v, 12) == 320);       // grid_size_x = 5 blocks x 64 work-items
+  CHECK(at<uint32_t>(v, 16) == 6);
+  CHECK(at<uint32_t>(v, 20) == 1);
+  CHECK(at<uint32_t>(v, 24) == 48);
+  CHECK(at<uint32_t>(v, 28) == 4096 + 1024);
+  CHECK(at<uint64_t>(v, 32) == 0);         // kernel_object
+  CHECK(at<uint64_t>(v, 40) == 0xabcdef000ull);
+  CHECK(at<uint64_t>(v, 56) == 0);         // completion_signal
+  CHECK_THROWS_WITH(build_dispatch_packet(k, {{0x10000000u, 1, 1}, {1024, 1, 1}, 0}, 0),
+                    ContainsSubstring("exceeds the dispatch packet's 32 bits"));
+}
