@@ -228,12 +228,13 @@ void loaded_code_object::check_launchable(const kernel_entry& k, const dispatch&
       AMDHSA_BITS_GET(r1, kd::COMPUTE_PGM_RSRC1_FLOAT_DENORM_MODE_16_64) != 3)
     throw sim_error(who + "denormal flushing (FLOAT_DENORM_MODE != 3) is not modelled");
   for (auto [bit, what] : {std::pair{kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, "private segment buffer"},
-                           std::pair{kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR, "dispatch packet pointer"},
                            std::pair{kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR, "queue pointer"},
                            std::pair{kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_ID, "dispatch id"},
                            std::pair{kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT, "flat scratch init"},
                            std::pair{kd::KERNEL_CODE_PROPERTY_USES_DYNAMIC_STACK, "dynamic stack"}})
     if (props & bit) throw sim_error(who + "the " + std::string(what) + " user SGPR/feature is not modelled");
+  if ((props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR) && d.dispatch_packet_address == 0)
+    throw sim_error(who + "the kernel reads the dispatch packet and the launch gave none (dispatch_packet_address 0)");
   if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO))
     throw sim_error(who + "the workgroup info SGPR is not modelled");
   if (!has_architected_sgprs(arch_))
@@ -257,9 +258,10 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
   const uint16_t props = desc.kernel_code_properties;
   const unsigned user_sgprs = AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT);
   const unsigned vgpr_ids = AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID);
+  const bool dispatch_ptr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR;
   const bool kernarg_ptr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR;
   const bool private_size_sgpr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_SIZE;
-  const unsigned expected_user = (kernarg_ptr ? 2u : 0u) + (private_size_sgpr ? 1u : 0u);
+  const unsigned expected_user = (dispatch_ptr ? 2u : 0u) + (kernarg_ptr ? 2u : 0u) + (private_size_sgpr ? 1u : 0u);
   if (user_sgprs < expected_user)
     throw sim_error("kernel " + k.info.name + ": USER_SGPR_COUNT " + std::to_string(user_sgprs) +
                     " is less than the enabled user SGPRs");
@@ -299,6 +301,10 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
           w.private_bytes = desc.private_segment_fixed_size;
           w.scratch.assign(std::size_t(w.private_bytes) * wave_lanes, 0);
           unsigned s = 0;
+          if (dispatch_ptr) {
+            w.s[s++] = uint32_t(d.dispatch_packet_address);
+            w.s[s++] = uint32_t(d.dispatch_packet_address >> 32);
+          }
           if (kernarg_ptr) {
             w.s[s++] = uint32_t(d.kernarg_address);
             w.s[s++] = uint32_t(d.kernarg_address >> 32);
@@ -356,7 +362,9 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
 
 }  // namespace
 
-bool arch_supported(const std::string& arch) { return arch == "gfx1200" || arch == "gfx1201"; }
+bool arch_supported(const std::string& arch) {
+  return arch == "gfx1200" || arch == "gfx1201" || arch == "gfx1100" || arch == "gfx1101" || arch == "gfx1102";
+}
 
 std::unique_ptr<code_object> load_code_object(std::span<const uint8_t> elf) {
   return std::make_unique<loaded_code_object>(elf);

@@ -295,6 +295,17 @@ struct decoder {
     std::string_view m = strip_encoding(d.mnemonic);
     const bool dual = starts_with(m, "v_dual_");
     std::string canonical = dual ? "v_" + std::string(m.substr(7)) : std::string(m);
+    // gfx11 spells some operations differently; the semantics are the same (RDNA3 vs RDNA4 ISA guides' opcode tables).
+    static const std::unordered_map<std::string_view, std::string_view> gfx11_names = {
+        {"s_add_i32", "s_add_co_i32"},   {"s_sub_i32", "s_sub_co_i32"},     {"s_add_u32", "s_add_co_u32"},
+        {"s_sub_u32", "s_sub_co_u32"},   {"s_addc_u32", "s_add_co_ci_u32"}, {"s_subb_u32", "s_sub_co_ci_u32"},
+        {"s_addk_i32", "s_addk_co_i32"}, {"v_mad_u64_u32", "v_mad_co_u64_u32"}, {"v_mad_i64_i32", "v_mad_co_i64_i32"},
+        {"s_andn2_b32", "s_and_not1_b32"}, {"s_orn2_b32", "s_or_not1_b32"}, {"s_andn2_saveexec_b32", "s_and_not1_saveexec_b32"},
+        {"s_orn2_saveexec_b32", "s_or_not1_saveexec_b32"}, {"s_ff1_i32_b32", "s_ctz_i32_b32"},
+        {"s_flbit_i32_b32", "s_clz_i32_u32"}, {"v_ffbl_b32", "v_ctz_i32_b32"}, {"v_ffbh_u32", "v_clz_i32_u32"},
+        {"buffer_gl0_inv", "global_inv"}, {"buffer_gl1_inv", "global_inv"}, {"s_waitcnt_depctr", "s_waitcnt"},
+    };
+    if (auto alias = gfx11_names.find(canonical); alias != gfx11_names.end()) canonical = std::string(alias->second);
     const auto& table = semantic_table();
     auto it = table.find(canonical);
     if (it == table.end()) return "unimplemented " + d.mnemonic;

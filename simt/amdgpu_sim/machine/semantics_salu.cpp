@@ -221,6 +221,29 @@ SOPC(s_cmp_lt_u32, uint32_t, a < b)
 SOPC(s_cmp_le_u32, uint32_t, a <= b)
 SOPC(s_bitcmp0_b32, uint32_t, ((a >> (b & 31)) & 1u) == 0)
 SOPC(s_bitcmp1_b32, uint32_t, ((a >> (b & 31)) & 1u) == 1)
+// SOPK compares (gfx11): SCC = S0 op simm16 (sign-extended for _i32, zero-extended for _u32).
+#define SOPK_CMP(name, T, ext, cmp)                                                   \
+  void name(wave& w, const op& o) {                                                   \
+    const T a = T(s32(w, o, 0)), b = T(ext(uint16_t(read(w, o.src[1])[0])));          \
+    w.set_scc(cmp);                                                                   \
+  }
+#define TP_SEXT16(x) int32_t(int16_t(x))
+#define TP_ZEXT16(x) uint32_t(x)
+SOPK_CMP(s_cmpk_eq_i32, int32_t, TP_SEXT16, a == b)
+SOPK_CMP(s_cmpk_lg_i32, int32_t, TP_SEXT16, a != b)
+SOPK_CMP(s_cmpk_gt_i32, int32_t, TP_SEXT16, a > b)
+SOPK_CMP(s_cmpk_ge_i32, int32_t, TP_SEXT16, a >= b)
+SOPK_CMP(s_cmpk_lt_i32, int32_t, TP_SEXT16, a < b)
+SOPK_CMP(s_cmpk_le_i32, int32_t, TP_SEXT16, a <= b)
+SOPK_CMP(s_cmpk_eq_u32, uint32_t, TP_ZEXT16, a == b)
+SOPK_CMP(s_cmpk_lg_u32, uint32_t, TP_ZEXT16, a != b)
+SOPK_CMP(s_cmpk_gt_u32, uint32_t, TP_ZEXT16, a > b)
+SOPK_CMP(s_cmpk_ge_u32, uint32_t, TP_ZEXT16, a >= b)
+SOPK_CMP(s_cmpk_lt_u32, uint32_t, TP_ZEXT16, a < b)
+SOPK_CMP(s_cmpk_le_u32, uint32_t, TP_ZEXT16, a <= b)
+void s_bitset1_b32(wave& w, const op& o) { w.s[o.dst[0].reg] |= 1u << (s32(w, o, 0) & 31); }
+void s_bitset0_b32(wave& w, const op& o) { w.s[o.dst[0].reg] &= ~(1u << (s32(w, o, 0) & 31)); }
+
 void s_cmp_eq_u64(wave& w, const op& o) { w.set_scc(s64(w, o, 0) == s64(w, o, 1)); }
 void s_cmp_lg_u64(wave& w, const op& o) { w.set_scc(s64(w, o, 0) != s64(w, o, 1)); }
 
@@ -400,6 +423,11 @@ constexpr semantic table[] = {
     {"s_fmac_f32", s_fmac_f32, 1, {ty::f32, ty::f32}},
     {"s_rndne_f32", s_rndne_f32, 1, {ty::f32}}, {"s_trunc_f32", s_trunc_f32, 1, {ty::f32}},
     {"s_floor_f32", s_floor_f32, 1, {ty::f32}}, {"s_ceil_f32", s_ceil_f32, 1, {ty::f32}},
+    {"s_cmpk_eq_i32", s_cmpk_eq_i32, 0}, {"s_cmpk_lg_i32", s_cmpk_lg_i32, 0}, {"s_cmpk_gt_i32", s_cmpk_gt_i32, 0},
+    {"s_cmpk_ge_i32", s_cmpk_ge_i32, 0}, {"s_cmpk_lt_i32", s_cmpk_lt_i32, 0}, {"s_cmpk_le_i32", s_cmpk_le_i32, 0},
+    {"s_cmpk_eq_u32", s_cmpk_eq_u32, 0}, {"s_cmpk_lg_u32", s_cmpk_lg_u32, 0}, {"s_cmpk_gt_u32", s_cmpk_gt_u32, 0},
+    {"s_cmpk_ge_u32", s_cmpk_ge_u32, 0}, {"s_cmpk_lt_u32", s_cmpk_lt_u32, 0}, {"s_cmpk_le_u32", s_cmpk_le_u32, 0},
+    {"s_bitset1_b32", s_bitset1_b32, 1}, {"s_bitset0_b32", s_bitset0_b32, 1},
     {"s_getpc_b64", s_getpc_b64, 1}, {"s_setpc_b64", s_setpc_b64, 0, {ty::b64}},
     {"s_swappc_b64", s_swappc_b64, 1, {ty::b64}},
 };

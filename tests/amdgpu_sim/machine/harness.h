@@ -104,7 +104,16 @@ inline void launch(code_object& co, test_memory& mem, const std::string& kernel,
   }
   if (next != args.size()) throw std::runtime_error("too many arguments for " + kernel);
   const uint64_t at = mem.upload(seg);
+  // hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z (u16 at 4/6/8), grid_size_x/y/z in work-items (u32 at 12/16/20)
+  std::vector<uint8_t> packet(64, 0);
+  const uint16_t wg[3] = {uint16_t(block.x), uint16_t(block.y), uint16_t(block.z)};
+  const uint32_t gs[3] = {grid.x * block.x, grid.y * block.y, grid.z * block.z};
+  std::memcpy(packet.data() + 4, wg, sizeof wg);
+  std::memcpy(packet.data() + 12, gs, sizeof gs);
+  std::memcpy(packet.data() + 40, &at, 8);
+  const uint64_t packet_at = mem.upload(packet);
   dispatch d;
+  d.dispatch_packet_address = packet_at;
   d.kernel = kernel;
   d.grid_blocks = grid;
   d.block_threads = block;

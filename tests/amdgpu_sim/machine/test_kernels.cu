@@ -60,6 +60,18 @@ TP_MATRIX_KERNEL(swmmac_fp8_fp8_key0, tp::mma::op_swmmac_f32_16x16x32_fp8_fp8<0>
 TP_MATRIX_KERNEL(wmma_iu8_ss_clamp, tp::mma::op_wmma_i32_16x16x16_iu8<true, true, true>)
 TP_MATRIX_KERNEL(wmma_f16, tp::mma::op_wmma_f32_16x16x16_f16)
 
+// grid_dim() is read from the dispatch packet (dispatch-ptr user SGPRs), block_dim() from the hidden kernargs.
+TP_GLOBAL void launch_shape(tp::gmem<uint32_t> out) {
+  const unsigned i = tp::block_idx() * tp::block_dim() + tp::thread_idx();
+  out.st(i, tp::grid_dim() * 100000u + tp::block_dim() * 100u + tp::block_idx());
+}
+
+// f32 division (HIP's default: correctly rounded, through v_div_scale/v_div_fmas/v_div_fixup and v_rcp_f32).
+TP_GLOBAL void f32_div(tp::gmem<float> in, tp::gmem<float> out, uint32_t n) {
+  const unsigned i = tp::block_idx() * tp::block_dim() + tp::thread_idx();
+  if (i < n) out.st(i, in.ld(2 * i) / in.ld(2 * i + 1));
+}
+
 // s_getreg_b32 reads a hardware register (here HW_REG_MODE) that the machine does not model: reaching it must stop
 // the dispatch with the mnemonic and PC, after the first store has happened.
 TP_GLOBAL void reaches_unimplemented(tp::gmem<uint32_t> out) {
