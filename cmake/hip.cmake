@@ -137,12 +137,29 @@ if(TP_WITH_HIP)
     set(${var} "${${var}}" CACHE INTERNAL "")
   endforeach()
 
-  # What the hip objects' HIP API calls resolve against.
-  add_library(tp_hip_runtime INTERFACE)
-  target_link_libraries(tp_hip_runtime INTERFACE ${TP_AMDHIP64_LIBRARY})
+  # What the hip objects' HIP API calls resolve against: tp_hip_runtime (simt/amdgpu_sim/runtime), a library of ours
+  # that forwards every call to the real libamdhip64 (dlopen'ed from TP_AMDHIP64_LIBRARY) or, with TILEPROBE_HIP=sim,
+  # runs the code objects on tileprobe's AMDGPU simulator. The simulator's machine half needs LLVM 19's libraries
+  # (llvm-19-dev: Object, MC + the AMDGPU disassembler, BinaryFormat's MsgPack, DebugInfoDWARF, Support); without
+  # them the library only forwards, and TILEPROBE_HIP=sim says "built without the simulator".
   if(TP_ROCM_PATH)
-    target_link_options(tp_hip_runtime INTERFACE "LINKER:-rpath,${TP_ROCM_PATH}/lib")
+    set(TP_HIP_INCLUDE_DIRS ${TP_ROCM_PATH}/include)
+  else()
+    set(TP_HIP_INCLUDE_DIRS "")
   endif()
+  # No version in find_package: LLVM's version file accepts only the same major.minor (19 would reject 19.1.7), and
+  # Debian also ships older LLVMs whose config must not be picked; the hint finds llvm-19 first, the check below the rest.
+  find_package(LLVM CONFIG QUIET HINTS /usr/lib/llvm-19/lib/cmake/llvm)
+  if(LLVM_FOUND AND LLVM_VERSION_MAJOR EQUAL 19 AND "AMDGPU" IN_LIST LLVM_TARGETS_TO_BUILD)
+    set(TP_HIP_SIM ON)
+    message(STATUS "hip backend: AMDGPU simulator with LLVM ${LLVM_PACKAGE_VERSION} (${LLVM_DIR}); TILEPROBE_HIP=sim runs "
+                   "the code objects on it")
+  else()
+    set(TP_HIP_SIM OFF)
+    message(STATUS "hip backend: no AMDGPU simulator (LLVM 19 with the AMDGPU target not found: install llvm-19-dev); "
+                   "the hip binaries use the real HIP runtime only")
+  endif()
+  add_subdirectory(${PROJECT_SOURCE_DIR}/simt/amdgpu_sim ${PROJECT_BINARY_DIR}/simt/amdgpu_sim)
 endif()
 
 function(tp_hip_compile)

@@ -28,6 +28,9 @@
 #endif
 #if TP_BACKEND_HIP
   #include "simt/hip/device_check.h"
+  #if defined(TP_HIP_RUNTIME)
+    #include "simt/hip/runtime_ext.h"
+  #endif
 #endif
 
 namespace tp {
@@ -283,6 +286,8 @@ inline std::string runtime_version() {
   #endif
 inline constexpr const char* hip_compiler = "clang " __clang_version__;
 inline std::string hip_unusable() {
+  // TILEPROBE_HIP set to something tp_hip_runtime cannot honour: bad input (exit 2), not "no device".
+  if (const char* problem = tpHipRuntimeProblem()) return problem;
   const int n = device_count();
   std::string arch;
   if (n > 0) {
@@ -298,7 +303,10 @@ inline std::string hip_unusable() {
   }
   int v = 0;
   (void)hipRuntimeGetVersion(&v);
-  const ::tp::hip::release r{v / 10000000, (v / 100000) % 100, v % 100000};
+  ::tp::hip::release r{v / 10000000, (v / 100000) % 100, v % 100000};
+  // The simulator is no ROCm release: the first release that supports an arch does not bound it (the code object
+  // check still applies).
+  if (tpHipRuntimeIsSimulator() && !arch.empty()) r = ::tp::hip::min_rocm_for(::tp::hip::base_arch(arch));
   return ::tp::hip::unusable_reason(n, arch, runtime_version(), r, TP_HIP_ARCHS_BUILT, ::tp::hip::kfd_gpus())
       .value_or(std::string());
 }
@@ -334,6 +342,8 @@ inline std::string gpu_description() {
        "), driver API " + version_string(driver) + ", runtime " + version_string(runtime);
   #if TP_BACKEND_HIP
   s += std::string("; code objects ") + TP_HIP_ARCHS_BUILT + " by " + hip_compiler;
+  if (tpHipRuntimeIsSimulator())
+    s += "; SIMULATED: tileprobe's AMDGPU simulator executes the code objects on the host (TILEPROBE_HIP), no GPU";
   #endif
   return s;
 }
@@ -453,7 +463,19 @@ class device_buffer {
   }
   gmem<T> view() { return gmem<T>{d_}; }
   std::optional<std::vector<bool>> kernel_written() const { return std::nullopt; }
-  std::optional<access_report> unwritten_reads() const { return std::nullopt; }
+  // A GPU cannot tell; tileprobe's AMDGPU simulator can: its kernel loads (one per lane) of bytes of this buffer no one
+  // wrote since the last upload, as never-written reads (elements and sites are not kept there).
+  std::optional<access_report> unwritten_reads() const {
+  #if TP_BACKEND_HIP
+    if (tpHipRuntimeIsSimulator())
+      if (const long long n = tpHipSimUnwrittenLoads(d_); n >= 0) {
+        access_report r;
+        r.never_written_reads = static_cast<std::uint64_t>(n);
+        return r;
+      }
+  #endif
+    return std::nullopt;
+  }
 
  private:
   void host_write(const void* src, std::size_t n) {

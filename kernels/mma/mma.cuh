@@ -11,7 +11,8 @@
 //
 // All lanes of the wave must call (full EXEC), as on hardware. The index is an int32 per lane; IndexKey (0/1) selects
 // bits [15:0] or [31:16] for the K=32 gfx12 forms (the builtin sees `index >> 16`, which the backend folds into
-// index_key:1). clang-19 declares the index `short`, clang-21+ `int`: passing an int compiles on both.
+// index_key:1). clang-19 declares the index `short`, clang-21+ `int`: for the K=32 forms 16 bits are all the
+// instruction reads, so an int passes on both; the K=64 iu4 form reads 32 and goes through inline asm before clang 21.
 #pragma once
 #include "kernels/mma/soft.cuh"
 
@@ -60,16 +61,41 @@ TP_DEVICE v8i swmmac_i32_16x16x32_iu4(int32_t a, v2i b, v8i c, int32_t index) {
 #endif
 }
 
+// The K=64 form reads all 32 bits of its index VGPR (16 groups of 2x2 bits; no index_key). clang < 21 declares the
+// builtin's index `short` (llvm/llvm-project#129101, "Use 32-bit index for SWMMAC builtins"), and the intrinsic it
+// lowers to takes an i16: bits [31:16] of the VGPR are then whatever the register allocator left there, so half of
+// the sparsity pattern is garbage whenever the index is computed rather than loaded. There the instruction is emitted
+// through inline asm with the whole 32-bit index register; clang >= 21 gets the builtin. The asm has no side effects
+// (not volatile) and its operands are tied exactly as the instruction ties them (D is C: "+v").
+#if TP_MMA_HW_GFX12 && __clang_major__ < 21
+  #define TP_MMA_SWMMAC_K64_IU4_ASM(modifiers)                                                                      \
+    asm("v_swmmac_i32_16x16x64_iu4 %0, %1, %2, %3" modifiers : "+v"(d) : "v"(av), "v"(bv), "v"(index))
+#endif
 template <bool SignedA, bool SignedB, bool Clamp = false>
 TP_DEVICE v8i swmmac_i32_16x16x64_iu4(v2i a, v4i b, v8i c, int32_t index) {
-#if TP_MMA_HW_GFX12
-  const int sel = index;
+#if TP_MMA_HW_GFX12 && __clang_major__ < 21
+  // neg_lo:[A,B,0] carries the signedness of A and B for the integer forms; clamp saturates the i32 accumulation.
+  hw::i32x8 d = hw::as<hw::i32x8>(c);
+  const hw::i32x2 av = hw::as<hw::i32x2>(a);
+  const hw::i32x4 bv = hw::as<hw::i32x4>(b);
+  if constexpr (SignedA && SignedB && Clamp) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[1,1,0] clamp");
+  else if constexpr (SignedA && SignedB) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[1,1,0]");
+  else if constexpr (SignedA && Clamp) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[1,0,0] clamp");
+  else if constexpr (SignedA) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[1,0,0]");
+  else if constexpr (SignedB && Clamp) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[0,1,0] clamp");
+  else if constexpr (SignedB) TP_MMA_SWMMAC_K64_IU4_ASM(" neg_lo:[0,1,0]");
+  else if constexpr (Clamp) TP_MMA_SWMMAC_K64_IU4_ASM(" clamp");
+  else TP_MMA_SWMMAC_K64_IU4_ASM("");
+  return hw::as<v8i>(d);
+#elif TP_MMA_HW_GFX12
   return hw::as<v8i>(__builtin_amdgcn_swmmac_i32_16x16x64_iu4_w32(SignedA, hw::as<hw::i32x2>(a), SignedB,
-                                                                  hw::as<hw::i32x4>(b), hw::as<hw::i32x8>(c), sel, Clamp));
+                                                                  hw::as<hw::i32x4>(b), hw::as<hw::i32x8>(c), index,
+                                                                  Clamp));
 #else
   return soft::swmmac_i32_16x16x64_iu4<SignedA, SignedB, Clamp>(a, b, c, index);
 #endif
 }
+#undef TP_MMA_SWMMAC_K64_IU4_ASM
 
 template <bool SignedA, bool SignedB, bool Clamp = false, int IndexKey = 0>
 TP_DEVICE v8i swmmac_i32_16x16x32_iu8(v2i a, v4i b, v8i c, int32_t index) {

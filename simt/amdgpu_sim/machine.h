@@ -65,6 +65,10 @@ struct dispatch {
   uint32_t dynamic_lds_bytes = 0;      // sharedMem of the launch
   uint64_t kernarg_address = 0;        // a device address in global_memory holding the filled kernarg segment
   std::span<const uint8_t> kernarg;    // the same bytes, for the machine to read without a memory round trip
+  // Device address of the launch's hsa_kernel_dispatch_packet_t (64 bytes, in global_memory), for kernels whose
+  // descriptor enables the dispatch-ptr user SGPRs (clang reads grid_size_* from it); 0: none (such a kernel then
+  // stops with sim_error).
+  uint64_t dispatch_packet_address = 0;
 };
 
 // Where a diagnostic points: the PC in the code object, its instruction text, and (when the object has line

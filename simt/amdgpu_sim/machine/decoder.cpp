@@ -1,0 +1,502 @@
+// Decode once: LLVM's AMDGPU disassembler gives each instruction's MCInst and size; the instruction printer renders
+// the MCInst in the assembler syntax of https://llvm.org/docs/AMDGPUInstructionSyntax.html, and that syntax is
+// translated into an `op`.
+//
+// Why through the printer and not MCInst operand indices: which MCInst operand is src0, which a modifier word, is
+// defined by AMDGPU::getNamedOperandIdx and the OPERAND_* enums in LLVM's private target headers
+// (lib/Target/AMDGPU/SIDefines.h, Utils/AMDGPUBaseInfo.h), which llvm-19-dev does not install. The printed syntax is
+// the documented, stable interface of the same MCInst: registers, literal and inline constants, neg/abs, and every
+// modifier by name. It is parsed once per code object; execution sees only the resulting ops.
+#include "simt/amdgpu_sim/machine/decoder.h"
+
+#include <charconv>
+#include <cmath>
+#include <mutex>
+#include <unordered_map>
+
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/wave.h"
+
+namespace tp::amdgpu_sim::machine {
+namespace {
+
+const std::unordered_map<std::string_view, const semantic*>& semantic_table() {
+  static const auto table = [] {
+    std::unordered_map<std::string_view, const semantic*> t;
+    for (auto span : {salu_semantics(), valu_semantics(), memory_semantics(), matrix_semantics()})
+      for (const semantic& s : span) t.emplace(s.mnemonic, &s);
+    return t;
+  }();
+  return table;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The encoding suffix says which encoding the printer chose (VOP2 vs VOP3); semantics do not depend on it.
+std::string_view strip_encoding(std::string_view m) {
+  for (std::string_view suffix : {"_e32", "_e64"})
+    if (m.size() > suffix.size() && m.substr(m.size() - suffix.size()) == suffix) return m.substr(0, m.size() - suffix.size());
+  return m;
+}
+
+struct number {
+  bool is_float = false;  // an inline float constant (0.5, -4.0, 1/(2*pi))
+  bool inv2pi = false;
+  double f = 0;
+  bool hex = false;
+  uint64_t u = 0;  // hex: the printed bits
+  int64_t i = 0;   // decimal: the printed integer
+};
+
+bool parse_number(std::string_view t, number& n) {
+  if (t.empty()) return false;
+  if (starts_with(t, "0x") || starts_with(t, "0X")) {
+    n.hex = true;
+    auto r = std::from_chars(t.data() + 2, t.data() + t.size(), n.u, 16);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size();
+  }
+  const bool neg = t.front() == '-';
+  std::string_view body = neg ? t.substr(1) : t;
+  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body.front())))) return false;
+  if (body.find('.') != std::string_view::npos) {
+    n.is_float = true;
+    n.inv2pi = starts_with(body, "0.1591549");
+    double v = 0;
+    auto r = std::from_chars(body.data(), body.data() + body.size(), v);
+    if (r.ec != std::errc() || r.ptr != body.data() + body.size()) return false;
+    n.f = neg ? -v : v;
+    return true;
+  }
+  uint64_t v = 0;
+  auto r = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (r.ec != std::errc() || r.ptr != body.data() + body.size()) return false;
+  n.i = neg ? -int64_t(v) : int64_t(v);
+  return true;
+}
+
+uint16_t f16_inline_bits(double f, bool inv2pi) {
+  // The f16 inline constants (RDNA4 ISA guide, "Inline constants"): +-0.5, +-1, +-2, +-4 and 1/(2*pi).
+  const bool neg = f < 0;
+  const double a = std::fabs(f);
+  uint16_t b = 0;
+  if (inv2pi) b = 0x3118;
+  else if (a == 0.5) b = 0x3800;
+  else if (a == 1.0) b = 0x3c00;
+  else if (a == 2.0) b = 0x4000;
+  else if (a == 4.0) b = 0x4400;
+  else if (a == 0.0) b = 0;
+  return uint16_t(b | (neg ? 0x8000u : 0u));
+}
+
+// The operand value a constant stands for, given the operand's type (RDNA4 ISA guide §7.? inline constants, and
+// "literal constants": a 32-bit literal of a 64-bit float operand supplies the high half).
+uint64_t materialise(const number& n, ty t) {
+  if (n.is_float) {
+    switch (t) {
+      case ty::f32:
+      case ty::b32: return n.inv2pi ? 0x3e22f983u : bits(float(n.f));
+      case ty::f64:
+      case ty::b64: return n.inv2pi ? 0x3fc45f306dc9c882ull : bits(n.f);
+      case ty::f16:
+      case ty::b16: return f16_inline_bits(n.f, n.inv2pi);
+    }
+  }
+  if (n.hex) {
+    switch (t) {
+      case ty::f64: return n.u <= 0xffffffffull ? n.u << 32 : n.u;
+      case ty::b64: return n.u;  // zero-extended (LLVM's AMDGPUDisassembler::decodeLiteralConstant for gfx11/12)
+      case ty::f16:
+      case ty::b16: return n.u & 0xffffu;
+      default: return n.u & 0xffffffffu;
+    }
+  }
+  switch (t) {
+    case ty::f64:
+    case ty::b64: return uint64_t(n.i);
+    case ty::f16:
+    case ty::b16: return uint16_t(n.i);
+    default: return uint32_t(int32_t(n.i));
+  }
+}
+
+bool parse_reg_range(std::string_view body, uint16_t& first, uint8_t& count) {
+  // "5" or "[4:7]"
+  if (!body.empty() && body.front() == '[') {
+    const auto colon = body.find(':');
+    if (colon == std::string_view::npos || body.back() != ']') return false;
+    unsigned lo = 0, hi = 0;
+    if (std::from_chars(body.data() + 1, body.data() + colon, lo).ec != std::errc()) return false;
+    if (std::from_chars(body.data() + colon + 1, body.data() + body.size() - 1, hi).ec != std::errc()) return false;
+    if (hi < lo) return false;
+    first = uint16_t(lo);
+    count = uint8_t(hi - lo + 1);
+    return true;
+  }
+  unsigned r = 0;
+  auto res = std::from_chars(body.data(), body.data() + body.size(), r);
+  if (res.ec != std::errc() || res.ptr != body.data() + body.size()) return false;
+  first = uint16_t(r);
+  count = 1;
+  return true;
+}
+
+// One printed source or destination operand. Returns an empty string on success, else what is not understood.
+std::string parse_operand(std::string_view tok, ty t, operand& o) {
+  o = operand{};
+  if (tok == "off") return {};  // memory: no VGPR address / no SGPR base (kind none)
+  if (starts_with(tok, "-") && tok.size() > 1 && !std::isdigit(static_cast<unsigned char>(tok[1]))) {
+    o.mods |= mod_neg;
+    tok.remove_prefix(1);
+  }
+  if (tok.size() > 2 && tok.front() == '|' && tok.back() == '|') {
+    o.mods |= mod_abs;
+    tok = tok.substr(1, tok.size() - 2);
+  }
+  number n;
+  if (parse_number(tok, n)) {
+    o.kind = opnd::konst;
+    o.k = materialise(n, t);
+    o.dwords = (t == ty::b64 || t == ty::f64) ? 2 : 1;
+    return {};
+  }
+  struct named {
+    std::string_view name;
+    uint16_t reg;
+    uint8_t dwords;
+  };
+  static constexpr named specials[] = {
+      {"vcc_lo", sreg::vcc_lo, 1}, {"vcc_hi", sreg::vcc_hi, 1}, {"vcc", sreg::vcc_lo, 2},
+      {"exec_lo", sreg::exec_lo, 1}, {"exec_hi", sreg::exec_hi, 1}, {"exec", sreg::exec_lo, 2},
+      {"m0", sreg::m0, 1}, {"null", sreg::null, 1}, {"src_scc", sreg::scc, 1},
+  };
+  for (const named& s : specials)
+    if (tok == s.name) {
+      o.kind = opnd::sgpr;
+      o.reg = s.reg;
+      o.dwords = s.dwords;
+      return {};
+    }
+  if (tok == "src_shared_base" || tok == "src_private_base") {
+    // 64-bit aperture bases: the high half holds the aperture (see wave.h), the low half is 0.
+    o.kind = opnd::konst;
+    o.k = uint64_t(tok == "src_shared_base" ? shared_aperture_hi : private_aperture_hi) << 32;
+    o.dwords = 2;
+    // Used as a 32-bit operand it reads the high half (LLVM prints the 32-bit use as src_shared_base too).
+    if (t != ty::b64 && t != ty::f64) o.k >>= 32;
+    return {};
+  }
+  uint16_t first = 0;
+  uint8_t count = 0;
+  if (starts_with(tok, "ttmp") && parse_reg_range(tok.substr(4), first, count)) {
+    o.kind = opnd::sgpr;
+    o.reg = uint16_t(sreg::ttmp0 + first);
+    o.dwords = count;
+    return first + count <= 16 ? std::string{} : "ttmp out of range";
+  }
+  if ((tok.front() == 'v' || tok.front() == 's') && parse_reg_range(tok.substr(1), first, count)) {
+    const bool vg = tok.front() == 'v';
+    o.kind = vg ? opnd::vgpr : opnd::sgpr;
+    o.reg = first;
+    o.dwords = count;
+    if (vg ? first + count > 256 : first + count > 106) return "register out of range";
+    return {};
+  }
+  return "operand '" + std::string(tok) + "'";
+}
+
+// A 3-element bit list "[1,0,1]" -> 0b101.
+bool parse_bits(std::string_view v, uint8_t& out) {
+  if (v.size() < 3 || v.front() != '[' || v.back() != ']') return false;
+  out = 0;
+  unsigned bit = 0;
+  for (char c : v.substr(1, v.size() - 2)) {
+    if (c == ',') continue;
+    if (c != '0' && c != '1') return false;
+    if (c == '1') out |= uint8_t(1u << bit);
+    ++bit;
+  }
+  return true;
+}
+
+bool is_branch(std::string_view m) { return m == "s_branch" || starts_with(m, "s_cbranch_"); }
+
+struct decoded_text {
+  std::string mnemonic;            // as printed (encoding suffix kept for diagnostics)
+  std::vector<std::string_view> operands, modifiers;
+};
+
+decoded_text split_instruction(std::string_view s) {
+  decoded_text d;
+  s = trim(s);
+  const auto sp = s.find_first_of(" \t");
+  d.mnemonic = std::string(s.substr(0, sp));
+  if (sp == std::string_view::npos) return d;
+  std::string_view rest = trim(s.substr(sp));
+  bool in_operands = true;
+  while (!rest.empty()) {
+    const auto e = rest.find_first_of(" \t");
+    std::string_view tok = rest.substr(0, e);
+    rest = e == std::string_view::npos ? std::string_view{} : trim(rest.substr(e));
+    if (in_operands) {
+      const bool more = !tok.empty() && tok.back() == ',';
+      if (more) tok.remove_suffix(1);
+      d.operands.push_back(tok);
+      if (!more) in_operands = false;
+    } else {
+      d.modifiers.push_back(tok);
+    }
+  }
+  return d;
+}
+
+// Instructions whose printed operands are not data (waits, hints, message ids): they get no operand parse.
+bool operands_are_not_data(std::string_view m) {
+  return starts_with(m, "s_wait") || m == "s_delay_alu" || m == "s_clause" || m == "s_nop" || m == "s_sendmsg" ||
+         m == "s_code_end" || m == "s_barrier_wait" || m == "s_barrier_signal" || m == "global_wb" ||
+         m == "global_inv" || m == "s_set_inst_prefetch_distance" || m == "s_sleep";
+}
+
+struct decoder {
+  program& prog;
+  std::string arch;
+  std::unordered_map<std::string, uint16_t> mnemonic_ids;
+
+  uint16_t mnemonic_id(const std::string& m) {
+    auto [it, inserted] = mnemonic_ids.emplace(m, uint16_t(prog.mnemonics.size()));
+    if (inserted) prog.mnemonics.push_back(m);
+    return it->second;
+  }
+
+  // Fills `o` from the printed text of one (non-dual) instruction; returns why it cannot be executed, or "".
+  std::string translate(std::string_view text, op& o) {
+    decoded_text d = split_instruction(text);
+    o.mnemonic = mnemonic_id(d.mnemonic);
+    std::string_view m = strip_encoding(d.mnemonic);
+    const bool dual = starts_with(m, "v_dual_");
+    std::string canonical = dual ? "v_" + std::string(m.substr(7)) : std::string(m);
+    // gfx11 spells some operations differently; the semantics are the same (RDNA3 vs RDNA4 ISA guides' opcode tables).
+    static const std::unordered_map<std::string_view, std::string_view> gfx11_names = {
+        {"s_add_i32", "s_add_co_i32"},   {"s_sub_i32", "s_sub_co_i32"},     {"s_add_u32", "s_add_co_u32"},
+        {"s_sub_u32", "s_sub_co_u32"},   {"s_addc_u32", "s_add_co_ci_u32"}, {"s_subb_u32", "s_sub_co_ci_u32"},
+        {"s_addk_i32", "s_addk_co_i32"}, {"v_mad_u64_u32", "v_mad_co_u64_u32"}, {"v_mad_i64_i32", "v_mad_co_i64_i32"},
+        {"s_andn2_b32", "s_and_not1_b32"}, {"s_orn2_b32", "s_or_not1_b32"}, {"s_andn2_saveexec_b32", "s_and_not1_saveexec_b32"},
+        {"s_orn2_saveexec_b32", "s_or_not1_saveexec_b32"}, {"s_ff1_i32_b32", "s_ctz_i32_b32"},
+        {"s_flbit_i32_b32", "s_clz_i32_u32"}, {"v_ffbl_b32", "v_ctz_i32_b32"}, {"v_ffbh_u32", "v_clz_i32_u32"},
+        {"buffer_gl0_inv", "global_inv"}, {"buffer_gl1_inv", "global_inv"}, {"s_waitcnt_depctr", "s_waitcnt"},
+    };
+    if (auto alias = gfx11_names.find(canonical); alias != gfx11_names.end()) canonical = std::string(alias->second);
+    const auto& table = semantic_table();
+    auto it = table.find(canonical);
+    if (it == table.end()) return "unimplemented " + d.mnemonic;
+    const semantic& sem = *it->second;
+    o.exec = sem.exec;
+    o.variant = sem.variant;
+    if (is_matrix_handler(sem.exec) && !matrix_instr_for(arch, canonical, o.variant))
+      return "unimplemented " + d.mnemonic + " on " + arch + " (reference/isa has no model of it)";
+    if (operands_are_not_data(canonical)) {
+      if (canonical == "s_sendmsg" && !(d.operands.size() == 1 && d.operands[0] == "sendmsg(MSG_DEALLOC_VGPRS)"))
+        return "unimplemented s_sendmsg " + (d.operands.empty() ? std::string() : std::string(d.operands[0]));
+      if (canonical == "s_barrier_signal" && !(d.operands.size() == 1 && d.operands[0] == "-1"))
+        return "unimplemented s_barrier_signal of a named barrier";
+      return {};
+    }
+    std::vector<std::string_view> ops = d.operands;
+    if (dual && canonical == "v_cndmask_b32" && ops.size() == 3) ops.push_back("vcc_lo");  // VOPD reads VCC implicitly
+    if (ops.size() == 1 && ops[0].empty()) ops.clear();
+    if (ops.size() < sem.ndst) return "unexpected operands for " + d.mnemonic;
+    if (ops.size() - sem.ndst > 4) return "too many operands for " + d.mnemonic;
+    o.ndst = sem.ndst;
+    o.nsrc = uint8_t(ops.size() - sem.ndst);
+    for (unsigned i = 0; i < sem.ndst; ++i) {
+      std::string err = parse_operand(ops[i], ty::b32, o.dst[i]);
+      if (!err.empty()) return err + " in " + d.mnemonic;
+      if (o.dst[i].kind == opnd::sgpr && o.dst[i].reg == sreg::null) o.dst[i].reg = sreg::null_sink;
+    }
+    for (unsigned i = 0; i < o.nsrc; ++i) {
+      std::string err = parse_operand(ops[sem.ndst + i], sem.src_ty[i], o.src[i]);
+      if (!err.empty()) return err + " in " + d.mnemonic;
+      const ty t = sem.src_ty[i];
+      const bool float_src = t == ty::f16 || t == ty::f32 || t == ty::f64;
+      if (o.src[i].mods && !float_src && canonical != "v_cndmask_b32")
+        return "unimplemented source modifier on integer operand " + std::string(ops[sem.ndst + i]) + " of " + d.mnemonic;
+    }
+    for (std::string_view mod : d.modifiers) {
+      const auto colon = mod.find(':');
+      std::string_view key = mod.substr(0, colon);
+      std::string_view val = colon == std::string_view::npos ? std::string_view{} : mod.substr(colon + 1);
+      number n;
+      if (key == "offset" || key == "offset0") {
+        if (!parse_number(val, n)) return "modifier " + std::string(mod);
+        o.offset = int32_t(n.hex ? int64_t(n.u) : n.i);
+      } else if (key == "offset1") {
+        if (!parse_number(val, n)) return "modifier " + std::string(mod);
+        o.offset1 = uint16_t(n.hex ? n.u : uint64_t(n.i));
+      } else if (key == "clamp") {
+        o.clamp = true;
+      } else if (key == "index_key") {
+        if (!parse_number(val, n)) return "modifier " + std::string(mod);
+        o.index_key = uint8_t(n.i);
+      } else if (key == "neg_lo") {
+        if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
+      } else if (key == "neg_hi") {
+        if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
+      } else if (key == "scope" || key == "th" || key == "nv") {
+        // Cache scope / temporal hints: the model has one coherent memory (see README: memory model).
+      } else {
+        return "unimplemented modifier " + std::string(mod) + " of " + d.mnemonic;
+      }
+    }
+    if (is_branch(canonical)) {
+      if (o.nsrc != 1 || o.src[0].kind != opnd::konst) return "branch without an offset";
+      o.imm = int16_t(uint16_t(o.src[0].k));
+    }
+    return {};
+  }
+};
+
+struct llvm_amdgpu {
+  const llvm::Target* target = nullptr;
+  llvm::Triple triple{"amdgcn-amd-amdhsa"};
+  std::unique_ptr<llvm::MCRegisterInfo> mri;
+  std::unique_ptr<llvm::MCAsmInfo> mai;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti;
+  std::unique_ptr<llvm::MCInstrInfo> mii;
+  std::unique_ptr<llvm::MCContext> ctx;
+  std::unique_ptr<llvm::MCDisassembler> dis;
+  std::unique_ptr<llvm::MCInstPrinter> printer;
+
+  explicit llvm_amdgpu(const std::string& arch) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      LLVMInitializeAMDGPUTargetInfo();
+      LLVMInitializeAMDGPUTargetMC();
+      LLVMInitializeAMDGPUDisassembler();
+    });
+    std::string err;
+    target = llvm::TargetRegistry::lookupTarget(triple.str(), err);
+    if (!target) throw sim_error("LLVM has no AMDGPU target: " + err);
+    mri.reset(target->createMCRegInfo(triple.str()));
+    llvm::MCTargetOptions options;
+    mai.reset(target->createMCAsmInfo(*mri, triple.str(), options));
+    // wave32: the simulated machine runs gfx10+ code in wave32 (kernel_code_properties says so; checked at load).
+    sti.reset(target->createMCSubtargetInfo(triple.str(), arch, "+wavefrontsize32"));
+    if (!sti || !sti->isCPUStringValid(arch)) throw sim_error("LLVM's AMDGPU target does not know " + arch);
+    mii.reset(target->createMCInstrInfo());
+    ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
+    dis.reset(target->createMCDisassembler(*sti, *ctx));
+    printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
+    if (!dis || !printer) throw sim_error("LLVM's AMDGPU disassembler could not be created for " + arch);
+  }
+};
+
+}  // namespace
+
+program decode_text(std::span<const uint8_t> text, uint64_t text_address, const std::string& arch) {
+  llvm_amdgpu tools(arch);
+  program prog;
+  prog.text_address = text_address;
+  prog.index_of_word.assign(text.size() / 4 + 1, -1);
+  decoder dec{prog, arch, {}};
+  op unimplemented_proto;
+  unimplemented_proto.exec = exec_unimplemented;
+  uint64_t at = 0;
+  while (at + 4 <= text.size()) {
+    llvm::MCInst inst;
+    uint64_t size = 0;
+    const auto bytes = llvm::ArrayRef<uint8_t>(text.data() + at, text.size() - at);
+    const auto status = tools.dis->getInstruction(inst, size, bytes, text_address + at, llvm::nulls());
+    op o;
+    o.pc = uint32_t(at);
+    std::string printed;
+    std::string problem;
+    if (status != llvm::MCDisassembler::Success || size == 0) {
+      size = 4;
+      o.exec = exec_undecodable;
+      printed = "<undecodable word>";
+      o.mnemonic = dec.mnemonic_id(printed);
+    } else {
+      llvm::raw_string_ostream os(printed);
+      tools.printer->printInst(&inst, text_address + at, "", *tools.sti, os);
+      os.flush();
+      std::string_view whole = trim(printed);
+      const auto dual = whole.find(" :: ");
+      if (dual != std::string_view::npos) {
+        op x, y;
+        x.pc = y.pc = o.pc;
+        problem = dec.translate(whole.substr(0, dual), x);
+        if (problem.empty()) problem = dec.translate(whole.substr(dual + 4), y);
+        o.mnemonic = dec.mnemonic_id(split_instruction(whole).mnemonic);
+        if (problem.empty()) {
+          o.exec = exec_vopd;
+          o.vopd_x = uint32_t(prog.vopd_halves.size());
+          prog.vopd_halves.push_back(x);
+          o.vopd_y = uint32_t(prog.vopd_halves.size());
+          prog.vopd_halves.push_back(y);
+        }
+      } else {
+        problem = dec.translate(whole, o);
+      }
+      if (!problem.empty()) {
+        const uint16_t mn = o.mnemonic;
+        o = unimplemented_proto;
+        o.mnemonic = mn;
+        o.pc = uint32_t(at);
+      }
+      printed = std::string(whole);
+    }
+    prog.index_of_word[at / 4] = int32_t(prog.ops.size());
+    prog.ops.push_back(o);
+    prog.text.push_back(problem.empty() ? printed : printed + "    ; " + problem);
+    at += size;
+  }
+  // The sentinel: falling off the end of .text is an error, not a silent stop.
+  op end;
+  end.exec = exec_undecodable;
+  end.pc = uint32_t(at);
+  end.mnemonic = dec.mnemonic_id("<end of .text>");
+  prog.index_of_word.back() = int32_t(prog.ops.size());
+  prog.ops.push_back(end);
+  prog.text.push_back("<end of .text>");
+  // Resolve fall-through and branch targets to op indices (SOPP: target = PC + 4 + simm16 * 4, RDNA4 ISA guide §4.4).
+  for (std::size_t i = 0; i + 1 < prog.ops.size(); ++i) {
+    op& o = prog.ops[i];
+    o.next = uint32_t(i + 1);
+    const std::string_view m = strip_encoding(prog.mnemonics[o.mnemonic]);
+    if (o.exec != exec_unimplemented && o.exec != exec_undecodable && is_branch(m)) {
+      const int64_t dest = int64_t(o.pc) + 4 + int64_t(o.imm) * 4;
+      const int32_t idx = dest >= 0 ? prog.index_at(uint64_t(dest)) : -1;
+      if (idx < 0) {
+        o.exec = exec_undecodable;  // a branch into the middle of an instruction or out of .text
+        prog.text[i] += "    ; branch target outside the decoded instructions";
+      } else {
+        o.target = uint32_t(idx);
+      }
+    }
+  }
+  prog.ops.back().next = uint32_t(prog.ops.size() - 1);
+  for (op& h : prog.vopd_halves) h.next = 0;
+  return prog;
+}
+
+}  // namespace tp::amdgpu_sim::machine

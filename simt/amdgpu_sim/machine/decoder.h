@@ -1,0 +1,18 @@
+// Decodes a code object's .text once, at load: LLVM's AMDGPU MC disassembler turns the words into MCInsts, and each
+// MCInst becomes one pre-decoded `op` (handler + operand descriptors) in a program indexed by instruction.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "simt/amdgpu_sim/machine/program.h"
+
+namespace tp::amdgpu_sim::machine {
+
+// `text` is the .text section's bytes at virtual address `text_address`; `arch` the processor (gfx1201). Throws
+// sim_error only when LLVM has no AMDGPU target for the arch; words it cannot decode and instructions without a
+// handler become ops that throw sim_error when (and only when) a wave reaches them.
+program decode_text(std::span<const uint8_t> text, uint64_t text_address, const std::string& arch);
+
+}  // namespace tp::amdgpu_sim::machine

@@ -1,0 +1,98 @@
+// Matrix instructions: v_wmma_* and v_swmmac_* (RDNA4 ISA guide §7.9 "Wave matrix multiply-accumulate" / "Sparse
+// WMMA"). They execute through reference/isa, the model whose operand cell layouts tests/isa proves against AMD's
+// calculator tables: the wave's VGPRs become the model's wave_regs, the model computes D, D goes back. There is no
+// second matrix model here.
+//
+// Printed operands: v_wmma_* D, A, B, C; v_swmmac_* D (also C), A, B, index. Modifiers: neg_lo[0]/[1] are the A/B
+// signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half.
+#include <string>
+
+#include "reference/isa/isa.h"
+#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/wave.h"
+
+namespace tp::amdgpu_sim::machine {
+namespace {
+
+namespace isa = tp::ref::isa;
+
+isa::wave_regs gather(const wave& w, uint16_t first, unsigned vgprs) {
+  isa::wave_regs r(wave_lanes, vgprs);
+  auto words = r.words();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    for (unsigned g = 0; g < vgprs; ++g) words[l * vgprs + g] = w.v[first + g][l];
+  return r;
+}
+
+void exec_matrix(wave& w, const op& o) {
+  const auto in = isa::instr(o.variant);
+  const isa::instr_info& f = isa::info(in);
+  if (w.exec() != 0xffffffffu)
+    fail(w, o, "matrix instruction with EXEC != all lanes (the ISA requires a full wave; the result is undefined)");
+  isa::modifiers m;
+  if (isa::is_integer(f.a)) {
+    m.a_signed = o.neg_lo & 1u;
+    m.b_signed = o.neg_lo & 2u;
+    m.clamp = o.clamp;
+    if (o.neg_hi) fail(w, o, "neg_hi on an integer matrix instruction is not modelled");
+  } else if (o.neg_lo || o.neg_hi || o.clamp) {
+    fail(w, o, "neg/clamp modifiers on a float matrix instruction are not modelled");
+  }
+  m.index_key = o.index_key;
+  const isa::wave_regs a = gather(w, o.src[0].reg, f.a_vgprs);
+  const isa::wave_regs b = gather(w, o.src[1].reg, f.b_vgprs);
+  isa::wave_regs c, index;
+  if (f.sparse) {
+    c = gather(w, o.dst[0].reg, f.d_vgprs);
+    index = gather(w, o.src[2].reg, 1);
+  } else {
+    c = gather(w, o.src[2].reg, f.d_vgprs);
+    index = isa::make_index_regs(in);
+  }
+  isa::wave_regs d;
+  try {
+    d = isa::execute(in, a, b, c, index, m);
+  } catch (const std::exception& e) {
+    fail(w, o, std::string("the matrix model rejected the operands: ") + e.what());
+  }
+  const auto words = d.words();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    for (unsigned g = 0; g < f.d_vgprs; ++g) w.v[o.dst[0].reg + g][l] = words[l * f.d_vgprs + g];
+}
+
+// The decoder picks the instr (gfx11 and gfx12 share mnemonics with different layouts): see matrix_instr_for().
+const std::vector<semantic>& table() {
+  static const std::vector<semantic> t = [] {
+    std::vector<semantic> v;
+    for (isa::instr in : isa::all_instrs) {
+      const isa::instr_info& f = isa::info(in);
+      if (f.target != isa::arch::gfx12) continue;  // one entry per mnemonic; gfx11 is chosen at decode
+      v.push_back({f.mnemonic, exec_matrix, 1, {}, uint32_t(in)});
+    }
+    return v;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::span<const semantic> matrix_semantics() { return table(); }
+
+bool is_matrix_handler(handler h) { return h == exec_matrix; }
+
+// gfx11 code uses the same mnemonics (v_wmma_f32_16x16x16_f16, ...) with gfx11's layouts (A/B replicated in lanes
+// x and x+16): the model names those forms "gfx11_<name>".
+bool matrix_instr_for(const std::string& arch, std::string_view mnemonic, uint32_t& variant) {
+  if (arch.rfind("gfx11", 0) != 0) {
+    const auto in = isa::parse_instr(mnemonic);
+    if (!in) return false;
+    variant = uint32_t(*in);
+    return isa::info(*in).target == isa::arch::gfx12;
+  }
+  const auto in = isa::parse_instr("gfx11_" + std::string(mnemonic.substr(2)));
+  if (!in) return false;
+  variant = uint32_t(*in);
+  return true;
+}
+
+}  // namespace tp::amdgpu_sim::machine

@@ -1,0 +1,827 @@
+// Vector ALU: VOP1, VOP2, VOP3, VOPC (RDNA4 ISA guide chapter 7 "Vector ALU operations"; per-opcode semantics from
+// chapter 16's VOP1/VOP2/VOP3/VOPC tables). Every handler executes the whole wave: it computes all 32 lanes and keeps
+// the old value where EXEC is 0 (§7.1: "lanes with EXEC = 0 are not written"); lane masks written to SGPRs (VOPC,
+// carry-outs) have 0 for inactive lanes (§7.? "VOPC").
+//
+// Floating point: IEEE-754 binary16/32/64, round to nearest even (the only FLOAT_ROUND_MODE the loader accepts),
+// denormals kept (the only FLOAT_DENORM_MODE it accepts), computed by the host's arithmetic of the same format (the
+// library builds with -ffp-contract=off, so a*b+c is never fused where the ISA rounds twice). NaN payloads are
+// whatever the host produces; the probes compare NaN by class, not by payload.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/wave.h"
+
+namespace tp::amdgpu_sim::machine {
+namespace {
+
+using f16_t = _Float16;
+inline f16_t h(uint32_t b) { return std::bit_cast<f16_t>(uint16_t(b)); }
+inline uint32_t hbits(f16_t x) { return std::bit_cast<uint16_t>(x); }
+
+// Writes r(l) to the lanes EXEC selects.
+template <typename F>
+inline void lanes32(wave& w, const op& o, F r) {
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const uint32_t v = r(l);
+    d[l] = ((e >> l) & 1u) ? v : d[l];
+  }
+}
+template <typename F>
+inline void lanes64(wave& w, const op& o, F r) {
+  uint32_t* lo = vdst(w, o.dst[0], 0);
+  uint32_t* hi = vdst(w, o.dst[0], 1);
+  const uint32_t e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    const uint64_t v = r(l);
+    lo[l] = uint32_t(v);
+    hi[l] = uint32_t(v >> 32);
+  }
+}
+// 16-bit results go to the low half; the high half keeps its value (RDNA4 ISA guide §7.? "16-bit operations": without
+// op_sel the destination's other half is preserved).
+template <typename F>
+inline void lanes16(wave& w, const op& o, F r) {
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const uint32_t v = (d[l] & 0xffff0000u) | (r(l) & 0xffffu);
+    d[l] = ((e >> l) & 1u) ? v : d[l];
+  }
+}
+
+inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f); }
+
+// ---- integer, 32-bit -------------------------------------------------------------------------------------------
+#define VOP_U32_1(name, ...)                                          \
+  void name(wave& w, const op& o) {                                    \
+    const lane_ref A = read(w, o.src[0]);                              \
+    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l]; __VA_ARGS__; }); \
+  }
+#define VOP_U32_2(name, ...)                                                              \
+  void name(wave& w, const op& o) {                                                        \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l]; __VA_ARGS__; }); \
+  }
+#define VOP_U32_3(name, ...)                                                                          \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
+    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l], c = C[l]; __VA_ARGS__; }); \
+  }
+
+inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
+
+VOP_U32_1(v_mov_b32, return a)
+VOP_U32_1(v_not_b32, return ~a)
+VOP_U32_1(v_bfrev_b32, uint32_t x = a; x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+          x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2); x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+          return __builtin_bswap32(x))
+VOP_U32_1(v_ctz_i32_b32, return a == 0 ? 0xffffffffu : uint32_t(std::countr_zero(a)))
+VOP_U32_1(v_clz_i32_u32, return a == 0 ? 0xffffffffu : uint32_t(std::countl_zero(a)))
+VOP_U32_2(v_add_nc_u32, return a + b)
+VOP_U32_2(v_sub_nc_u32, return a - b)
+VOP_U32_2(v_subrev_nc_u32, return b - a)
+VOP_U32_2(v_and_b32, return a & b)
+VOP_U32_2(v_or_b32, return a | b)
+VOP_U32_2(v_xor_b32, return a ^ b)
+VOP_U32_2(v_xnor_b32, return ~(a ^ b))
+VOP_U32_2(v_lshlrev_b32, return b << (a & 31))
+VOP_U32_2(v_lshrrev_b32, return b >> (a & 31))
+VOP_U32_2(v_ashrrev_i32, return uint32_t(int32_t(b) >> (a & 31)))
+VOP_U32_2(v_min_u32, return a < b ? a : b)
+VOP_U32_2(v_max_u32, return a > b ? a : b)
+VOP_U32_2(v_min_i32, return int32_t(a) < int32_t(b) ? a : b)
+VOP_U32_2(v_max_i32, return int32_t(a) > int32_t(b) ? a : b)
+VOP_U32_2(v_mul_i32_i24, return uint32_t(int64_t(sext24(a)) * sext24(b)))
+VOP_U32_2(v_mul_hi_i32_i24, return uint32_t(uint64_t(int64_t(sext24(a)) * sext24(b)) >> 32))
+VOP_U32_2(v_mul_u32_u24, return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)))
+VOP_U32_2(v_mul_hi_u32_u24, return uint32_t((uint64_t(a & 0xffffffu) * (b & 0xffffffu)) >> 32))
+VOP_U32_2(v_mul_lo_u32, return a * b)
+VOP_U32_2(v_mul_hi_u32, return uint32_t((uint64_t(a) * b) >> 32))
+VOP_U32_2(v_mul_hi_i32, return uint32_t(uint64_t(int64_t(int32_t(a)) * int32_t(b)) >> 32))
+VOP_U32_2(v_bcnt_u32_b32, return uint32_t(std::popcount(a)) + b)
+VOP_U32_2(v_bfm_b32, return ((1u << (a & 31)) - 1u) << (b & 31))
+VOP_U32_2(v_cvt_pk_u16_u32, return (a & 0xffffu) | (b << 16))
+VOP_U32_2(v_pack_b32_f16, return (a & 0xffffu) | (b << 16))
+VOP_U32_3(v_bfe_u32, const unsigned off = b & 31, wd = c & 31;
+          return wd == 0 ? 0u : (a >> off) & ((wd == 32 ? 0u : (1u << wd)) - 1u))
+VOP_U32_3(v_bfe_i32, const unsigned off = b & 31, wd = c & 31;
+          if (wd == 0) return 0u; const unsigned sh = 32 - wd; return uint32_t(int32_t((a >> off) << sh) >> sh))
+VOP_U32_3(v_bfi_b32, return (a & b) | (~a & c))
+VOP_U32_3(v_alignbit_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)))
+VOP_U32_3(v_alignbyte_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))))
+VOP_U32_3(v_lshl_or_b32, return (a << (b & 31)) | c)
+VOP_U32_3(v_and_or_b32, return (a & b) | c)
+VOP_U32_3(v_or3_b32, return a | b | c)
+VOP_U32_3(v_xor3_b32, return a ^ b ^ c)
+VOP_U32_3(v_add3_u32, return a + b + c)
+VOP_U32_3(v_lshl_add_u32, return (a << (b & 31)) + c)
+VOP_U32_3(v_add_lshl_u32, return (a + b) << (c & 31))
+VOP_U32_3(v_mad_u32_u24, return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)) + c)
+VOP_U32_3(v_mad_i32_i24, return uint32_t(int64_t(sext24(a)) * sext24(b)) + c)
+VOP_U32_3(v_min3_u32, return std::min({a, b, c}))
+VOP_U32_3(v_max3_u32, return std::max({a, b, c}))
+VOP_U32_3(v_min3_i32, return uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})))
+VOP_U32_3(v_max3_i32, return uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})))
+VOP_U32_3(v_med3_i32, const int32_t x = int32_t(a), y = int32_t(b), z = int32_t(c);
+          return uint32_t(std::max(std::min(x, y), std::min(std::max(x, y), z))))
+VOP_U32_3(v_med3_u32, return std::max(std::min(a, b), std::min(std::max(a, b), c)))
+// v_perm_b32: byte i of D = selector byte i applied to {S0, S1} (S1 is bytes 0-3): 0-7 pick a byte, 8-11 replicate
+// the sign bit of bytes 1/3/5/7, 12 gives 0x00, 13-15 give 0xff.
+VOP_U32_3(v_perm_b32, const uint64_t in = (uint64_t(a) << 32) | b; uint32_t r = 0;
+          for (unsigned i = 0; i < 4; ++i) {
+            const unsigned sel = (c >> (8 * i)) & 0xffu;
+            uint32_t byte;
+            if (sel < 8) byte = uint32_t(in >> (8 * sel)) & 0xffu;
+            else if (sel < 12) byte = ((in >> (16 * (sel - 8) + 15)) & 1u) ? 0xffu : 0u;
+            else if (sel == 12) byte = 0;
+            else byte = 0xffu;
+            r |= byte << (8 * i);
+          } return r)
+// v_mbcnt_lo: the number of set bits of S0 below this lane, plus S1; wave32 has no lanes for the _hi half.
+void v_mbcnt_lo_u32_b32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return uint32_t(std::popcount(A[l] & ((1u << l) - 1u))) + B[l]; });
+}
+void v_mbcnt_hi_u32_b32(wave& w, const op& o) {
+  const lane_ref B = read(w, o.src[1]);
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return B[l]; });
+}
+// v_cndmask_b32 D, S0, S1, mask: S1 where the lane's mask bit is set. Float neg/abs apply to S0/S1 (VOP3).
+void v_cndmask_b32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint32_t m = read(w, o.src[2])[0];
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
+}
+
+// ---- lane masks (carry-outs) -----------------------------------------------------------------------------------
+inline void write_mask(wave& w, const operand& dst, uint32_t mask) { w.s[dst.reg] = mask; }
+
+// v_add_co_u32 D, sdst, S0, S1: D = S0 + S1, carry into sdst's lane bit. sub: borrow = S1 > S0. ci forms add the
+// lane's bit of the third source.
+template <int kind>  // 0 add, 1 sub, 2 subrev
+void add_co(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint32_t e = w.exec();
+  uint32_t* d = vdst(w, o.dst[0]);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    uint32_t a = A[l], b = B[l];
+    if (kind == 2) std::swap(a, b);
+    uint32_t r;
+    bool c;
+    if (kind == 0) {
+      const uint64_t s = uint64_t(a) + b;
+      r = uint32_t(s);
+      c = (s >> 32) != 0;
+    } else {
+      r = a - b;
+      c = b > a;
+    }
+    d[l] = r;
+    carry |= uint32_t(c) << l;
+  }
+  write_mask(w, o.dst[1], carry);
+}
+template <int kind>
+void add_co_ci(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint32_t cin = read(w, o.src[2])[0];
+  const uint32_t e = w.exec();
+  uint32_t* d = vdst(w, o.dst[0]);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    uint64_t a = A[l], b = B[l];
+    if (kind == 2) std::swap(a, b);
+    const uint64_t ci = (cin >> l) & 1u;
+    uint32_t r;
+    bool c;
+    if (kind == 0) {
+      const uint64_t s = a + b + ci;
+      r = uint32_t(s);
+      c = (s >> 32) != 0;
+    } else {
+      r = uint32_t(a - b - ci);
+      c = b + ci > a;
+    }
+    d[l] = r;
+    carry |= uint32_t(c) << l;
+  }
+  write_mask(w, o.dst[1], carry);
+}
+// v_mad_co_u64_u32 D64, sdst, S0, S1, S2_64: D = S0 * S1 + S2, carry out of the 64-bit add into sdst.
+template <bool is_signed>
+void mad_co_64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint32_t e = w.exec();
+  uint32_t* lo = vdst(w, o.dst[0], 0);
+  uint32_t* hi = vdst(w, o.dst[0], 1);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    const uint64_t c = read64(w, o.src[2], l);
+    unsigned __int128 p;
+    if (is_signed) {
+      const __int128 sp = __int128(int64_t(int32_t(A[l])) * int64_t(int32_t(B[l]))) + __int128(int64_t(c));
+      p = (unsigned __int128)sp;
+      // signed overflow of the 64-bit result
+      carry |= uint32_t(sp > __int128(std::numeric_limits<int64_t>::max()) || sp < __int128(std::numeric_limits<int64_t>::min())) << l;
+    } else {
+      p = (unsigned __int128)(uint64_t(A[l]) * B[l]) + c;
+      carry |= uint32_t((p >> 64) != 0) << l;
+    }
+    lo[l] = uint32_t(p);
+    hi[l] = uint32_t(uint64_t(p) >> 32);
+  }
+  write_mask(w, o.dst[1], carry);
+}
+void v_mad_u64_u32_nc(wave& w, const op& o) {  // gfx12 v_mad_nc_u64_u32 (no carry-out)
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return uint64_t(A[l]) * B[l] + read64(w, o.src[2], l); });
+}
+
+// ---- 64-bit integer ---------------------------------------------------------------------------------------------
+void v_lshlrev_b64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[1], l) << (A[l] & 63); });
+}
+void v_lshrrev_b64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[1], l) >> (A[l] & 63); });
+}
+void v_ashrrev_i64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return uint64_t(int64_t(read64(w, o.src[1], l)) >> (A[l] & 63)); });
+}
+void v_mov_b64(wave& w, const op& o) {
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[0], l); });
+}
+
+// ---- 16-bit integer (low halves) ---------------------------------------------------------------------------------
+#define VOP_U16_2(name, ...)                                                                          \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                                       \
+    lanes16(w, o, [&](unsigned l) -> uint32_t { const uint16_t a = uint16_t(A[l]), b = uint16_t(B[l]); __VA_ARGS__; }); \
+  }
+VOP_U16_2(v_lshlrev_b16, return uint16_t(b << (a & 15)))
+VOP_U16_2(v_lshrrev_b16, return uint16_t(b >> (a & 15)))
+VOP_U16_2(v_ashrrev_i16, return uint16_t(int16_t(b) >> (a & 15)))
+VOP_U16_2(v_add_nc_u16, return uint16_t(a + b))
+VOP_U16_2(v_sub_nc_u16, return uint16_t(a - b))
+VOP_U16_2(v_mul_lo_u16, return uint16_t(a * b))
+VOP_U16_2(v_and_b16, return uint16_t(a & b))
+VOP_U16_2(v_or_b16, return uint16_t(a | b))
+VOP_U16_2(v_xor_b16, return uint16_t(a ^ b))
+VOP_U16_2(v_max_u16, return a > b ? a : b)
+VOP_U16_2(v_min_u16, return a < b ? a : b)
+
+// ---- cross-lane ---------------------------------------------------------------------------------------------------
+// v_readfirstlane_b32 sD, vS: the first active lane's value (lane 0 when EXEC is 0).
+void v_readfirstlane_b32(wave& w, const op& o) {
+  const uint32_t e = w.exec();
+  const unsigned l = e == 0 ? 0u : unsigned(std::countr_zero(e));
+  w.s[o.dst[0].reg] = read(w, o.src[0])[l];
+}
+void v_readlane_b32(wave& w, const op& o) {
+  w.s[o.dst[0].reg] = read(w, o.src[0])[read(w, o.src[1])[0] & 31u];
+}
+void v_writelane_b32(wave& w, const op& o) {
+  vdst(w, o.dst[0])[read(w, o.src[1])[0] & 31u] = read(w, o.src[0])[0];
+}
+// v_movrels_b32 vD, vS: vD = VGPR[S + M0]; v_movreld_b32: VGPR[D + M0] = S; v_movrelsd: VGPR[D+M0] = VGPR[S+M0].
+void check_rel(const wave& w, const op& o, uint32_t r) {
+  if (r >= 256) fail(w, o, "relative VGPR index v" + std::to_string(r) + " (M0-relative) is outside the register file");
+}
+void v_movrels_b32(wave& w, const op& o) {
+  const uint32_t r = o.src[0].reg + w.s[sreg::m0];
+  check_rel(w, o, r);
+  const uint32_t* s = w.v[r];
+  lanes32(w, o, [&](unsigned l) { return s[l]; });
+}
+void v_movreld_b32(wave& w, const op& o) {
+  const uint32_t r = o.dst[0].reg + w.s[sreg::m0];
+  check_rel(w, o, r);
+  const lane_ref A = read(w, o.src[0]);
+  const uint32_t e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if ((e >> l) & 1u) w.v[r][l] = A[l];
+}
+void v_movrelsd_b32(wave& w, const op& o) {
+  const uint32_t rd = o.dst[0].reg + w.s[sreg::m0], rs = o.src[0].reg + w.s[sreg::m0];
+  check_rel(w, o, rd);
+  check_rel(w, o, rs);
+  const uint32_t e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if ((e >> l) & 1u) w.v[rd][l] = w.v[rs][l];
+}
+
+// ---- f32 ---------------------------------------------------------------------------------------------------------
+#define VOP_F32_1(name, ...)                                                                          \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]);                                                              \
+    const uint8_t ma = o.src[0].mods;                                                                  \
+    const bool cl = o.clamp;                                                                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
+      const float a = f32(mod32(A[l], ma));                                                            \
+      float r = (__VA_ARGS__);                                                                                \
+      return bits(cl ? clamp01(r) : r);                                                                \
+    });                                                                                                \
+  }
+#define VOP_F32_2(name, ...)                                                                          \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                                       \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;                                              \
+    const bool cl = o.clamp;                                                                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
+      const float a = f32(mod32(A[l], ma)), b = f32(mod32(B[l], mb));                                  \
+      (void)b;                                                                                         \
+      float r = (__VA_ARGS__);                                                                                \
+      return bits(cl ? clamp01(r) : r);                                                                \
+    });                                                                                                \
+  }
+#define VOP_F32_3(name, ...)                                                                          \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
+    const bool cl = o.clamp;                                                                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
+      const float a = f32(mod32(A[l], ma)), b = f32(mod32(B[l], mb)), c = f32(mod32(C[l], mc));        \
+      float r = (__VA_ARGS__);                                                                                \
+      return bits(cl ? clamp01(r) : r);                                                                \
+    });                                                                                                \
+  }
+
+// IEEE-754-2019 maximumNumber/minimumNumber (the gfx12 *_num_* ops): a NaN operand yields the other one; -0 < +0.
+inline float max_num(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float min_num(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+VOP_F32_2(v_add_f32, a + b)
+VOP_F32_2(v_sub_f32, a - b)
+VOP_F32_2(v_subrev_f32, b - a)
+VOP_F32_2(v_mul_f32, a* b)
+VOP_F32_2(v_max_num_f32, max_num(a, b))
+VOP_F32_2(v_min_num_f32, min_num(a, b))
+VOP_F32_2(v_ldexp_f32, std::ldexp(a, int32_t(B[l])))
+VOP_F32_3(v_fma_f32, std::fma(a, b, c))
+VOP_F32_3(v_max3_num_f32, max_num(max_num(a, b), c))
+VOP_F32_3(v_min3_num_f32, min_num(min_num(a, b), c))
+// v_fmac_f32 D = S0 * S1 + D (VOP2; the VOPD half too).
+void v_fmac_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint32_t* D = vdst(w, o.dst[0]);
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(D[l]))); });
+}
+// Approximate transcendental ops. The guide states their accuracy (RDNA4 ISA guide, VOP1 opcode notes: v_rcp_f32,
+// v_rsq_f32, v_sqrt_f32, v_exp_f32, v_log_f32 "1 ULP"). The model returns the exact function of the input computed in
+// binary64 and rounded once to binary32: that is within 0.5 ULP plus the binary64 error (< 2^-29 ULP), inside the
+// stated 1 ULP, so any result the compiled code derives is one the hardware may also produce. (Code that needs an
+// exact result, such as the unsigned division expansion around v_rcp_iflag_f32, refines the estimate itself.)
+VOP_F32_1(v_rcp_f32, float(1.0 / double(a)))
+VOP_F32_1(v_rcp_iflag_f32, float(1.0 / double(a)))
+VOP_F32_1(v_rsq_f32, float(1.0 / std::sqrt(double(a))))
+VOP_F32_1(v_sqrt_f32, std::sqrt(a))
+VOP_F32_1(v_exp_f32, float(std::exp2(double(a))))
+VOP_F32_1(v_log_f32, float(std::log2(double(a))))
+VOP_F32_1(v_floor_f32, std::floor(a))
+VOP_F32_1(v_ceil_f32, std::ceil(a))
+VOP_F32_1(v_trunc_f32, std::trunc(a))
+VOP_F32_1(v_rndne_f32, std::nearbyint(a))
+VOP_F32_1(v_fract_f32, a - std::floor(a))
+
+// Conversions (RDNA4 ISA guide, V_CVT_*): float -> int saturates, NaN -> 0; int -> float rounds to nearest even.
+inline uint32_t cvt_u32(double f) {
+  if (std::isnan(f) || f <= 0.0) return 0;
+  if (f >= 4294967296.0) return 0xffffffffu;
+  return uint32_t(f);
+}
+inline int32_t cvt_i32(double f) {
+  if (std::isnan(f)) return 0;
+  if (f <= -2147483648.0) return std::numeric_limits<int32_t>::min();
+  if (f >= 2147483647.0) return std::numeric_limits<int32_t>::max();
+  return int32_t(f);
+}
+VOP_U32_1(v_cvt_f32_u32, return bits(float(a)))
+VOP_U32_1(v_cvt_f32_i32, return bits(float(int32_t(a))))
+void v_cvt_u32_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return cvt_u32(f32(mod32(A[l], ma))); });
+}
+void v_cvt_i32_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return uint32_t(cvt_i32(f32(mod32(A[l], ma)))); });
+}
+VOP_U32_1(v_cvt_f32_ubyte0, return bits(float(a & 0xffu)))
+VOP_U32_1(v_cvt_f32_ubyte1, return bits(float((a >> 8) & 0xffu)))
+VOP_U32_1(v_cvt_f32_ubyte2, return bits(float((a >> 16) & 0xffu)))
+VOP_U32_1(v_cvt_f32_ubyte3, return bits(float(a >> 24)))
+void v_cvt_f32_f16(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return bits(float(h(mod16(uint16_t(A[l]), ma)))); });
+}
+void v_cvt_f16_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes16(w, o, [&](unsigned l) { return hbits(f16_t(f32(mod32(A[l], ma)))); });
+}
+
+// ---- f64 ---------------------------------------------------------------------------------------------------------
+#define VOP_F64(name, nsrc, ...)                                                                      \
+  void name(wave& w, const op& o) {                                                                    \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
+    (void)mb; (void)mc;                                                                                \
+    lanes64(w, o, [&](unsigned l) -> uint64_t {                                                        \
+      const double a = f64(mod64(read64(w, o.src[0], l), ma));                                         \
+      const double b = nsrc > 1 ? f64(mod64(read64(w, o.src[1], l), mb)) : 0.0;                        \
+      const double c = nsrc > 2 ? f64(mod64(read64(w, o.src[2], l), mc)) : 0.0;                        \
+      (void)b; (void)c;                                                                                \
+      return bits(double(__VA_ARGS__));                                                                       \
+    });                                                                                                \
+  }
+VOP_F64(v_add_f64, 2, a + b)
+VOP_F64(v_mul_f64, 2, a* b)
+VOP_F64(v_fma_f64, 3, std::fma(a, b, c))
+void v_ldexp_f64(wave& w, const op& o) {
+  const lane_ref B = read(w, o.src[1]);
+  const uint8_t ma = o.src[0].mods;
+  lanes64(w, o, [&](unsigned l) { return bits(std::ldexp(f64(mod64(read64(w, o.src[0], l), ma)), int32_t(B[l]))); });
+}
+void v_cvt_f64_u32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) { return bits(double(A[l])); });
+}
+void v_cvt_f64_i32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) { return bits(double(int32_t(A[l]))); });
+}
+void v_cvt_f64_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes64(w, o, [&](unsigned l) { return bits(double(f32(mod32(A[l], ma)))); });
+}
+void v_cvt_f32_f64(wave& w, const op& o) {
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return bits(float(f64(mod64(read64(w, o.src[0], l), ma)))); });
+}
+void v_cvt_u32_f64(wave& w, const op& o) {
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return cvt_u32(f64(mod64(read64(w, o.src[0], l), ma))); });
+}
+void v_cvt_i32_f64(wave& w, const op& o) {
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) { return uint32_t(cvt_i32(f64(mod64(read64(w, o.src[0], l), ma)))); });
+}
+
+// ---- scalar transcendental ops in the VALU (gfx12 v_s_*: SGPR in, SGPR out; accuracy as for the vector forms) ----
+#define VOP_S_F32(name, ...)                                              \
+  void name(wave& w, const op& o) {                                        \
+    const float a = f32(mod32(read(w, o.src[0])[0], o.src[0].mods));      \
+    const float r = (__VA_ARGS__);                                          \
+    w.s[o.dst[0].reg] = bits(o.clamp ? clamp01(r) : r);                   \
+  }
+VOP_S_F32(v_s_exp_f32, float(std::exp2(double(a))))
+VOP_S_F32(v_s_log_f32, float(std::log2(double(a))))
+VOP_S_F32(v_s_rcp_f32, float(1.0 / double(a)))
+VOP_S_F32(v_s_rsq_f32, float(1.0 / std::sqrt(double(a))))
+VOP_S_F32(v_s_sqrt_f32, std::sqrt(a))
+
+// ---- f32 division helpers (RDNA4 ISA guide, V_DIV_SCALE_F32 / V_DIV_FMAS_F32 / V_DIV_FIXUP_F32) ---------------------
+// The compiler's division sequence: div_scale pre-scales numerator/denominator by 2^+-64 when the quotient or the
+// reciprocal would leave the normal range, div_fmas undoes the scaling, div_fixup handles NaN/inf/zero. The model
+// covers the unscaled path exactly (div_scale passes S0 through and writes VCC = 0) and every special operand that
+// div_fixup overrides; an operand pair that needs scaling stops the dispatch instead of being approximated.
+inline int exp_of(float x) { return int((bits(x) >> 23) & 0xffu); }
+inline bool is_denorm(float x) { return std::fpclassify(x) == FP_SUBNORMAL; }
+void v_div_scale_f32(wave& w, const op& o) {
+  // v_div_scale_f32 D, sdst, S0, S1 (denominator), S2 (numerator)
+  const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
+  const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
+  const uint32_t e = w.exec();
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    const float s0 = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
+    if (!std::isfinite(den) || !std::isfinite(num)) {
+      d[l] = bits(s0);  // div_fixup decides the result from the special operand
+      continue;
+    }
+    if (den == 0.0f || num == 0.0f) {
+      d[l] = 0x7fc00000u;  // the ISA's NaN; div_fixup returns the signed zero / infinity
+      continue;
+    }
+    const float q = num / den, r = 1.0f / den;
+    if (exp_of(num) - exp_of(den) >= 96 || is_denorm(den) || is_denorm(r) || is_denorm(q) || !std::isfinite(r) ||
+        exp_of(num) <= 23 || q == 0.0f || !std::isfinite(q))
+      fail(w, o, "f32 division operands that need the ISA's 2^64 pre-scaling are not modelled");
+    d[l] = bits(s0);
+  }
+  write_mask(w, o.dst[1], 0);
+}
+void v_div_fmas_f32(wave& w, const op& o) {
+  const uint32_t vcc = w.s[sreg::vcc_lo] & w.exec();
+  if (vcc) fail(w, o, "v_div_fmas_f32 with VCC set (scaled division) is not modelled");
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(mod32(C[l], mc))));
+  });
+}
+// v_div_fixup_f32 D, S0 (quotient), S1 (denominator), S2 (numerator).
+void v_div_fixup_f32(wave& w, const op& o) {
+  const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
+  const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    const float q = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
+    const bool neg = std::signbit(den) != std::signbit(num);
+    const uint32_t sign = neg ? 0x80000000u : 0u;
+    if (std::isnan(num)) return bits(num) | 0x00400000u;
+    if (std::isnan(den)) return bits(den) | 0x00400000u;
+    if ((den == 0 && num == 0) || (std::isinf(den) && std::isinf(num))) return 0xffc00000u;
+    if (den == 0 || std::isinf(num)) return sign | 0x7f800000u;
+    if (std::isinf(den) || num == 0) return sign;
+    return sign | (bits(q) & 0x7fffffffu);
+  });
+}
+
+// ---- dot products -------------------------------------------------------------------------------------------------
+// v_dot4_i32_iu8 D, A, B, C: D = C + sum of the four byte products; neg_lo[0]/[1] say A/B are signed (RDNA4 ISA
+// guide, VOP3P V_DOT4_I32_IU8); clamp saturates the sum to int32.
+void v_dot4_i32_iu8(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
+  const bool sa = o.neg_lo & 1u, sb = o.neg_lo & 2u, cl = o.clamp;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    int64_t s = int32_t(C[l]);
+    for (unsigned k = 0; k < 4; ++k) {
+      const uint32_t ab = (A[l] >> (8 * k)) & 0xffu, bb = (B[l] >> (8 * k)) & 0xffu;
+      const int64_t av = sa ? int8_t(ab) : int64_t(ab), bv = sb ? int8_t(bb) : int64_t(bb);
+      s += av * bv;
+    }
+    if (cl) s = std::clamp<int64_t>(s, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+    return uint32_t(s);
+  });
+}
+
+// ---- VOPC --------------------------------------------------------------------------------------------------------
+// Comparison kinds, as the mnemonic spells them (RDNA4 ISA guide §7.? "VOPC"): the ordered float compares are false
+// when either operand is NaN, the n* forms are their negations (true on NaN), o/u test for ordered/unordered.
+enum cmp : uint8_t { c_f, c_lt, c_eq, c_le, c_gt, c_lg, c_ge, c_o, c_u, c_nge, c_nlg, c_ngt, c_nle, c_neq, c_nlt, c_t, c_ne };
+
+template <typename T>
+inline bool compare(cmp k, T a, T b) {
+  switch (k) {
+    case c_f: return false;
+    case c_lt: return a < b;
+    case c_eq: return a == b;
+    case c_le: return a <= b;
+    case c_gt: return a > b;
+    case c_lg: return a < b || a > b;
+    case c_ge: return a >= b;
+    case c_o: return a == a && b == b;
+    case c_u: return a != a || b != b;
+    case c_nge: return !(a >= b);
+    case c_nlg: return !(a < b || a > b);
+    case c_ngt: return !(a > b);
+    case c_nle: return !(a <= b);
+    case c_neq: return !(a == b);
+    case c_nlt: return !(a < b);
+    case c_t: return true;
+    case c_ne: return a != b;
+  }
+  return false;
+}
+
+enum class cty : uint8_t { i16, u16, f16, i32, u32, f32, i64, u64, f64 };
+
+template <cty T>
+inline bool compare_lane(const wave& w, const op& o, cmp k, unsigned l) {
+  if constexpr (T == cty::i16) return compare(k, int16_t(read(w, o.src[0])[l]), int16_t(read(w, o.src[1])[l]));
+  if constexpr (T == cty::u16) return compare(k, uint16_t(read(w, o.src[0])[l]), uint16_t(read(w, o.src[1])[l]));
+  if constexpr (T == cty::f16)
+    return compare(k, float(h(mod16(uint16_t(read(w, o.src[0])[l]), o.src[0].mods))),
+                   float(h(mod16(uint16_t(read(w, o.src[1])[l]), o.src[1].mods))));
+  if constexpr (T == cty::i32) return compare(k, int32_t(read(w, o.src[0])[l]), int32_t(read(w, o.src[1])[l]));
+  if constexpr (T == cty::u32) return compare(k, read(w, o.src[0])[l], read(w, o.src[1])[l]);
+  if constexpr (T == cty::f32)
+    return compare(k, f32(mod32(read(w, o.src[0])[l], o.src[0].mods)), f32(mod32(read(w, o.src[1])[l], o.src[1].mods)));
+  if constexpr (T == cty::i64) return compare(k, int64_t(read64(w, o.src[0], l)), int64_t(read64(w, o.src[1], l)));
+  if constexpr (T == cty::u64) return compare(k, read64(w, o.src[0], l), read64(w, o.src[1], l));
+  if constexpr (T == cty::f64)
+    return compare(k, f64(mod64(read64(w, o.src[0], l), o.src[0].mods)), f64(mod64(read64(w, o.src[1], l), o.src[1].mods)));
+}
+
+template <cty T>
+inline uint32_t compare_mask(const wave& w, const op& o) {
+  const cmp k = cmp(o.variant);
+  const uint32_t e = w.exec();
+  uint32_t m = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if ((e >> l) & 1u) m |= uint32_t(compare_lane<T>(w, o, k, l)) << l;
+  return m;
+}
+template <cty T>
+void v_cmp(wave& w, const op& o) { w.s[o.dst[0].reg] = compare_mask<T>(w, o); }
+// v_cmpx writes EXEC only (gfx10+: no SGPR destination).
+template <cty T>
+void v_cmpx(wave& w, const op& o) { w.s[sreg::exec_lo] = compare_mask<T>(w, o); }
+
+// v_cmp_class_f32 S0, S1: S1 is a mask of IEEE classes (bit 0 signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal,
+// 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf).
+inline unsigned fclass(double x, bool is_snan) {
+  if (std::isnan(x)) return is_snan ? 0 : 1;
+  const bool neg = std::signbit(x);
+  if (std::isinf(x)) return neg ? 2 : 9;
+  if (x == 0) return neg ? 5 : 6;
+  if (std::fpclassify(x) == FP_SUBNORMAL) return neg ? 4 : 7;
+  return neg ? 3 : 8;
+}
+template <bool x>
+void v_cmp_class_f32(wave& w, const op& o) {
+  const uint32_t e = w.exec();
+  uint32_t m = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (!((e >> l) & 1u)) continue;
+    const uint32_t a = mod32(read(w, o.src[0])[l], o.src[0].mods);
+    const float f = f32(a);
+    // f32 denormals are not denormal as double: classify in float.
+    unsigned c;
+    if (std::isnan(f)) c = (a & 0x00400000u) ? 1 : 0;
+    else if (std::fpclassify(f) == FP_SUBNORMAL) c = std::signbit(f) ? 4 : 7;
+    else c = fclass(double(f), false);
+    m |= uint32_t((read(w, o.src[1])[l] >> c) & 1u) << l;
+  }
+  if (x) w.s[sreg::exec_lo] = m;
+  else w.s[o.dst[0].reg] = m;
+}
+
+struct cmp_name {
+  std::string_view name;
+  cmp kind;
+};
+constexpr cmp_name int_cmps[] = {{"f", c_f}, {"lt", c_lt}, {"eq", c_eq}, {"le", c_le}, {"gt", c_gt},
+                                 {"ne", c_ne}, {"ge", c_ge}, {"t", c_t}};
+constexpr cmp_name float_cmps[] = {{"f", c_f},     {"lt", c_lt},   {"eq", c_eq},   {"le", c_le},   {"gt", c_gt},
+                                   {"lg", c_lg},   {"ge", c_ge},   {"o", c_o},     {"u", c_u},     {"nge", c_nge},
+                                   {"nlg", c_nlg}, {"ngt", c_ngt}, {"nle", c_nle}, {"neq", c_neq}, {"nlt", c_nlt},
+                                   {"t", c_t}};
+
+struct cmp_type {
+  std::string_view suffix;
+  handler cmp_fn, cmpx_fn;
+  bool is_float;
+  ty operand;
+};
+
+const std::vector<semantic>& table() {
+  static const std::vector<semantic> t = [] {
+    std::vector<semantic> v = {
+        {"v_mov_b32", v_mov_b32, 1}, {"v_not_b32", v_not_b32, 1}, {"v_bfrev_b32", v_bfrev_b32, 1},
+        {"v_ctz_i32_b32", v_ctz_i32_b32, 1}, {"v_clz_i32_u32", v_clz_i32_u32, 1},
+        {"v_add_nc_u32", v_add_nc_u32, 1}, {"v_sub_nc_u32", v_sub_nc_u32, 1},
+        {"v_subrev_nc_u32", v_subrev_nc_u32, 1}, {"v_and_b32", v_and_b32, 1}, {"v_or_b32", v_or_b32, 1},
+        {"v_xor_b32", v_xor_b32, 1}, {"v_xnor_b32", v_xnor_b32, 1}, {"v_lshlrev_b32", v_lshlrev_b32, 1},
+        {"v_lshrrev_b32", v_lshrrev_b32, 1}, {"v_ashrrev_i32", v_ashrrev_i32, 1}, {"v_min_u32", v_min_u32, 1},
+        {"v_max_u32", v_max_u32, 1}, {"v_min_i32", v_min_i32, 1}, {"v_max_i32", v_max_i32, 1},
+        {"v_mul_i32_i24", v_mul_i32_i24, 1}, {"v_mul_hi_i32_i24", v_mul_hi_i32_i24, 1},
+        {"v_mul_u32_u24", v_mul_u32_u24, 1}, {"v_mul_hi_u32_u24", v_mul_hi_u32_u24, 1},
+        {"v_mul_lo_u32", v_mul_lo_u32, 1}, {"v_mul_hi_u32", v_mul_hi_u32, 1}, {"v_mul_hi_i32", v_mul_hi_i32, 1},
+        {"v_bcnt_u32_b32", v_bcnt_u32_b32, 1}, {"v_bfm_b32", v_bfm_b32, 1},
+        {"v_cvt_pk_u16_u32", v_cvt_pk_u16_u32, 1}, {"v_pack_b32_f16", v_pack_b32_f16, 1, {ty::f16, ty::f16}},
+        {"v_bfe_u32", v_bfe_u32, 1}, {"v_bfe_i32", v_bfe_i32, 1}, {"v_bfi_b32", v_bfi_b32, 1},
+        {"v_alignbit_b32", v_alignbit_b32, 1}, {"v_alignbyte_b32", v_alignbyte_b32, 1},
+        {"v_lshl_or_b32", v_lshl_or_b32, 1}, {"v_and_or_b32", v_and_or_b32, 1}, {"v_or3_b32", v_or3_b32, 1},
+        {"v_xor3_b32", v_xor3_b32, 1}, {"v_add3_u32", v_add3_u32, 1}, {"v_lshl_add_u32", v_lshl_add_u32, 1},
+        {"v_add_lshl_u32", v_add_lshl_u32, 1}, {"v_mad_u32_u24", v_mad_u32_u24, 1},
+        {"v_mad_i32_i24", v_mad_i32_i24, 1}, {"v_min3_u32", v_min3_u32, 1}, {"v_max3_u32", v_max3_u32, 1},
+        {"v_min3_i32", v_min3_i32, 1}, {"v_max3_i32", v_max3_i32, 1}, {"v_med3_i32", v_med3_i32, 1},
+        {"v_med3_u32", v_med3_u32, 1}, {"v_perm_b32", v_perm_b32, 1},
+        {"v_mbcnt_lo_u32_b32", v_mbcnt_lo_u32_b32, 1}, {"v_mbcnt_hi_u32_b32", v_mbcnt_hi_u32_b32, 1},
+        {"v_cndmask_b32", v_cndmask_b32, 1},
+        {"v_add_co_u32", add_co<0>, 2}, {"v_sub_co_u32", add_co<1>, 2}, {"v_subrev_co_u32", add_co<2>, 2},
+        {"v_add_co_ci_u32", add_co_ci<0>, 2}, {"v_sub_co_ci_u32", add_co_ci<1>, 2},
+        {"v_subrev_co_ci_u32", add_co_ci<2>, 2},
+        {"v_mad_co_u64_u32", mad_co_64<false>, 2, {ty::b32, ty::b32, ty::b64}},
+        {"v_mad_co_i64_i32", mad_co_64<true>, 2, {ty::b32, ty::b32, ty::b64}},
+        {"v_mad_nc_u64_u32", v_mad_u64_u32_nc, 1, {ty::b32, ty::b32, ty::b64}},
+        {"v_lshlrev_b64", v_lshlrev_b64, 1, {ty::b32, ty::b64}},
+        {"v_lshrrev_b64", v_lshrrev_b64, 1, {ty::b32, ty::b64}},
+        {"v_ashrrev_i64", v_ashrrev_i64, 1, {ty::b32, ty::b64}}, {"v_mov_b64", v_mov_b64, 1, {ty::b64}},
+        {"v_lshlrev_b16", v_lshlrev_b16, 1, {ty::b16, ty::b16}},
+        {"v_lshrrev_b16", v_lshrrev_b16, 1, {ty::b16, ty::b16}},
+        {"v_ashrrev_i16", v_ashrrev_i16, 1, {ty::b16, ty::b16}},
+        {"v_add_nc_u16", v_add_nc_u16, 1, {ty::b16, ty::b16}}, {"v_sub_nc_u16", v_sub_nc_u16, 1, {ty::b16, ty::b16}},
+        {"v_mul_lo_u16", v_mul_lo_u16, 1, {ty::b16, ty::b16}}, {"v_and_b16", v_and_b16, 1, {ty::b16, ty::b16}},
+        {"v_or_b16", v_or_b16, 1, {ty::b16, ty::b16}}, {"v_xor_b16", v_xor_b16, 1, {ty::b16, ty::b16}},
+        {"v_max_u16", v_max_u16, 1, {ty::b16, ty::b16}}, {"v_min_u16", v_min_u16, 1, {ty::b16, ty::b16}},
+        {"v_readfirstlane_b32", v_readfirstlane_b32, 1}, {"v_readlane_b32", v_readlane_b32, 1},
+        {"v_writelane_b32", v_writelane_b32, 1}, {"v_movrels_b32", v_movrels_b32, 1},
+        {"v_movreld_b32", v_movreld_b32, 1}, {"v_movrelsd_b32", v_movrelsd_b32, 1},
+        {"v_add_f32", v_add_f32, 1, {ty::f32, ty::f32}}, {"v_sub_f32", v_sub_f32, 1, {ty::f32, ty::f32}},
+        {"v_subrev_f32", v_subrev_f32, 1, {ty::f32, ty::f32}}, {"v_mul_f32", v_mul_f32, 1, {ty::f32, ty::f32}},
+        {"v_max_num_f32", v_max_num_f32, 1, {ty::f32, ty::f32}},
+        {"v_min_num_f32", v_min_num_f32, 1, {ty::f32, ty::f32}},
+        {"v_ldexp_f32", v_ldexp_f32, 1, {ty::f32, ty::b32}},
+        {"v_fma_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_fmaak_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},  // D = S0 * S1 + K (printed in that order)
+        {"v_fmamk_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},  // D = S0 * K + S1 (printed S0, K, S1)
+        {"v_fmac_f32", v_fmac_f32, 1, {ty::f32, ty::f32}},
+        {"v_max3_num_f32", v_max3_num_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_min3_num_f32", v_min3_num_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_rcp_f32", v_rcp_f32, 1, {ty::f32}}, {"v_rcp_iflag_f32", v_rcp_iflag_f32, 1, {ty::f32}},
+        {"v_rsq_f32", v_rsq_f32, 1, {ty::f32}}, {"v_sqrt_f32", v_sqrt_f32, 1, {ty::f32}},
+        {"v_exp_f32", v_exp_f32, 1, {ty::f32}}, {"v_log_f32", v_log_f32, 1, {ty::f32}},
+        {"v_floor_f32", v_floor_f32, 1, {ty::f32}}, {"v_ceil_f32", v_ceil_f32, 1, {ty::f32}},
+        {"v_trunc_f32", v_trunc_f32, 1, {ty::f32}}, {"v_rndne_f32", v_rndne_f32, 1, {ty::f32}},
+        {"v_fract_f32", v_fract_f32, 1, {ty::f32}},
+        {"v_cvt_f32_u32", v_cvt_f32_u32, 1}, {"v_cvt_f32_i32", v_cvt_f32_i32, 1},
+        {"v_cvt_u32_f32", v_cvt_u32_f32, 1, {ty::f32}}, {"v_cvt_i32_f32", v_cvt_i32_f32, 1, {ty::f32}},
+        {"v_cvt_f32_ubyte0", v_cvt_f32_ubyte0, 1}, {"v_cvt_f32_ubyte1", v_cvt_f32_ubyte1, 1},
+        {"v_cvt_f32_ubyte2", v_cvt_f32_ubyte2, 1}, {"v_cvt_f32_ubyte3", v_cvt_f32_ubyte3, 1},
+        {"v_cvt_f32_f16", v_cvt_f32_f16, 1, {ty::f16}}, {"v_cvt_f16_f32", v_cvt_f16_f32, 1, {ty::f32}},
+        {"v_add_f64", v_add_f64, 1, {ty::f64, ty::f64}}, {"v_mul_f64", v_mul_f64, 1, {ty::f64, ty::f64}},
+        {"v_fma_f64", v_fma_f64, 1, {ty::f64, ty::f64, ty::f64}},
+        {"v_ldexp_f64", v_ldexp_f64, 1, {ty::f64, ty::b32}},
+        {"v_cvt_f64_u32", v_cvt_f64_u32, 1}, {"v_cvt_f64_i32", v_cvt_f64_i32, 1},
+        {"v_cvt_f64_f32", v_cvt_f64_f32, 1, {ty::f32}}, {"v_cvt_f32_f64", v_cvt_f32_f64, 1, {ty::f64}},
+        {"v_cvt_u32_f64", v_cvt_u32_f64, 1, {ty::f64}}, {"v_cvt_i32_f64", v_cvt_i32_f64, 1, {ty::f64}},
+        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1},
+        {"v_s_exp_f32", v_s_exp_f32, 1, {ty::f32}}, {"v_s_log_f32", v_s_log_f32, 1, {ty::f32}},
+        {"v_s_rcp_f32", v_s_rcp_f32, 1, {ty::f32}}, {"v_s_rsq_f32", v_s_rsq_f32, 1, {ty::f32}},
+        {"v_s_sqrt_f32", v_s_sqrt_f32, 1, {ty::f32}},
+        {"v_div_scale_f32", v_div_scale_f32, 2, {ty::f32, ty::f32, ty::f32}},
+        {"v_div_fmas_f32", v_div_fmas_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_div_fixup_f32", v_div_fixup_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_cmp_class_f32", v_cmp_class_f32<false>, 1, {ty::f32, ty::b32}},
+        {"v_cmpx_class_f32", v_cmp_class_f32<true>, 0, {ty::f32, ty::b32}},
+    };
+    static std::deque<std::string> names;  // the generated VOPC mnemonics (string_views in the table point here)
+    const cmp_type types[] = {
+        {"i16", v_cmp<cty::i16>, v_cmpx<cty::i16>, false, ty::b16}, {"u16", v_cmp<cty::u16>, v_cmpx<cty::u16>, false, ty::b16},
+        {"f16", v_cmp<cty::f16>, v_cmpx<cty::f16>, true, ty::f16},  {"i32", v_cmp<cty::i32>, v_cmpx<cty::i32>, false, ty::b32},
+        {"u32", v_cmp<cty::u32>, v_cmpx<cty::u32>, false, ty::b32}, {"f32", v_cmp<cty::f32>, v_cmpx<cty::f32>, true, ty::f32},
+        {"i64", v_cmp<cty::i64>, v_cmpx<cty::i64>, false, ty::b64}, {"u64", v_cmp<cty::u64>, v_cmpx<cty::u64>, false, ty::b64},
+        {"f64", v_cmp<cty::f64>, v_cmpx<cty::f64>, true, ty::f64},
+    };
+    for (const cmp_type& t : types) {
+      const auto add = [&](const cmp_name& c) {
+        for (bool x : {false, true}) {
+          names.push_back(std::string(x ? "v_cmpx_" : "v_cmp_") + std::string(c.name) + "_" + std::string(t.suffix));
+          v.push_back({names.back(), x ? t.cmpx_fn : t.cmp_fn, uint8_t(x ? 0 : 1), {t.operand, t.operand}, c.kind});
+        }
+      };
+      if (t.is_float)
+        for (const cmp_name& c : float_cmps) add(c);
+      else
+        for (const cmp_name& c : int_cmps) add(c);
+    }
+    return v;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::span<const semantic> valu_semantics() { return table(); }
+
+// VOPD (RDNA4 ISA guide §7.6 "Dual issue VALU"): both halves read their sources before either writes. Each half
+// writes into its own scratch row first, then both rows are copied to the real destinations under EXEC.
+void exec_vopd(wave& w, const op& o) {
+  const op& x = w.prog->vopd_halves[o.vopd_x];
+  const op& y = w.prog->vopd_halves[o.vopd_y];
+  op xt = x, yt = y;
+  // fmac reads its destination: give the scratch row the old value first.
+  std::memcpy(w.v[vopd_temp_x], w.v[x.dst[0].reg], sizeof w.v[0]);
+  std::memcpy(w.v[vopd_temp_y], w.v[y.dst[0].reg], sizeof w.v[0]);
+  xt.dst[0].reg = vopd_temp_x;
+  yt.dst[0].reg = vopd_temp_y;
+  x.exec(w, xt);
+  y.exec(w, yt);
+  std::memcpy(w.v[x.dst[0].reg], w.v[vopd_temp_x], sizeof w.v[0]);
+  std::memcpy(w.v[y.dst[0].reg], w.v[vopd_temp_y], sizeof w.v[0]);
+}
+
+}  // namespace tp::amdgpu_sim::machine

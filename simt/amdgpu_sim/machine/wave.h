@@ -1,0 +1,112 @@
+// The state one wave32 executes against (its register files, PC, private memory) and the workgroup it shares (LDS,
+// the barrier, global memory), plus the helpers every semantic handler uses to read operands lane by lane.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/program.h"
+
+namespace tp::amdgpu_sim::machine {
+
+inline constexpr unsigned wave_lanes = 32;
+
+// Flat-address apertures (RDNA4 ISA guide §10.1 "Flat memory instructions": an address whose high 32 bits equal
+// src_shared_base / src_private_base goes to LDS / scratch). The values are ours; the compiled code reads them from
+// src_shared_base / src_private_base and never hard-codes them. They sit far above any address the runtime hands out.
+inline constexpr uint32_t shared_aperture_hi = 0x00010000u;
+inline constexpr uint32_t private_aperture_hi = 0x00020000u;
+
+struct workgroup;
+
+// A hook for the wave scheduler and the LDS race detector of issue #15: called by LDS and global memory handlers
+// (and barriers) so a policy may switch waves there and a detector may log the access. Empty by default.
+struct memory_observer {
+  virtual ~memory_observer() = default;
+  virtual void lds_access(const wave& w, const op& o, uint32_t addr, uint32_t bytes, bool write) {}
+};
+
+struct wave {
+  // VGPRs register-major: v[r][lane], so a wave-wide operation over one register is a contiguous 32-word loop.
+  alignas(64) uint32_t v[vgpr_file_rows][wave_lanes];
+  uint32_t s[sreg::file_size];
+  uint32_t pc = 0;  // op index
+  enum class run_state : uint8_t { ready, at_barrier, done } state = run_state::ready;
+  unsigned id = 0;  // wave index in its workgroup
+  workgroup* wg = nullptr;
+  const program* prog = nullptr;
+  uint64_t executed = 0;         // instructions retired (the bench's wave-instruction count)
+  bool yield = false;            // a handler asks the scheduler to pick again (barrier wait, end)
+  uint32_t barrier_gen = 0;      // the workgroup's barrier generation when this wave last signalled
+  std::vector<uint8_t> scratch;  // per-lane private memory: lane l owns [l*private_bytes, (l+1)*private_bytes)
+  uint32_t private_bytes = 0;
+
+  uint32_t exec() const { return s[sreg::exec_lo]; }
+  bool lane_on(unsigned l) const { return (s[sreg::exec_lo] >> l) & 1u; }
+  void set_scc(bool b) { s[sreg::scc] = b ? 1u : 0u; }
+  bool scc() const { return s[sreg::scc] != 0; }
+};
+
+struct workgroup {
+  std::vector<uint8_t> lds;
+  global_memory* mem = nullptr;
+  const std::string* kernel_name = nullptr;
+  unsigned waves = 0;
+  unsigned live = 0;        // waves not yet at s_endpgm (ended waves leave the barrier, RDNA4 ISA guide §4.6)
+  unsigned arrived = 0;     // waves that signalled the current barrier
+  uint32_t generation = 0;  // barriers completed
+  memory_observer* observer = nullptr;
+};
+
+// Wave-wide operand access: the value of operand `o` (dword `dw` of its range) for lane l is p[l * stride]. A VGPR
+// has stride 1, an SGPR or constant stride 0, so handlers loop over lanes without branching on the operand kind.
+struct lane_ref {
+  const uint32_t* p;
+  uint32_t stride;
+  uint32_t operator[](unsigned lane) const { return p[lane * stride]; }
+};
+
+inline lane_ref read(const wave& w, const operand& o, unsigned dw = 0) {
+  switch (o.kind) {
+    case opnd::vgpr: return {&w.v[o.reg + dw][0], 1};
+    case opnd::sgpr: return {&w.s[o.reg + dw], 0};
+    default: return {reinterpret_cast<const uint32_t*>(&o.k) + dw, 0};  // little-endian host: dw 0 is the low half
+  }
+}
+
+inline uint64_t read64(const wave& w, const operand& o, unsigned lane) {
+  return uint64_t(read(w, o, 0)[lane]) | (uint64_t(read(w, o, 1)[lane]) << 32);
+}
+
+inline uint32_t* vdst(wave& w, const operand& o, unsigned dw = 0) { return &w.v[o.reg + dw][0]; }
+
+// Float source modifiers act on the sign bit (RDNA4 ISA guide §7.4): abs clears it, neg flips it after abs.
+inline uint32_t mod32(uint32_t x, uint8_t m) {
+  if (m & mod_abs) x &= 0x7fffffffu;
+  if (m & mod_neg) x ^= 0x80000000u;
+  return x;
+}
+inline uint64_t mod64(uint64_t x, uint8_t m) {
+  if (m & mod_abs) x &= 0x7fffffffffffffffull;
+  if (m & mod_neg) x ^= 0x8000000000000000ull;
+  return x;
+}
+inline uint16_t mod16(uint16_t x, uint8_t m) {
+  if (m & mod_abs) x &= 0x7fffu;
+  if (m & mod_neg) x ^= 0x8000u;
+  return x;
+}
+
+inline float f32(uint32_t b) { return std::bit_cast<float>(b); }
+inline uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+inline double f64(uint64_t b) { return std::bit_cast<double>(b); }
+inline uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
+
+// Stops the dispatch with the kernel, the PC and the instruction text: nothing the machine cannot model is skipped.
+[[noreturn]] void fail(const wave& w, const op& o, const std::string& what);
+
+}  // namespace tp::amdgpu_sim::machine

@@ -1,0 +1,90 @@
+// The simulated device's global memory: every hipMalloc is an allocation of host memory whose address is the device
+// pointer handed out, so the machine reaches it without translation. What the hardware cannot give, the simulator
+// checks cheaply on every access the machine makes (global_memory::load/store):
+//   - bounds: an access outside every live allocation stops the launch (sim_error naming the address, the size and
+//     the nearest allocation, and saying so when it hits memory freed earlier);
+//   - written bytes: one flag per byte, set by host copies, memsets and kernel stores. A kernel load of bytes no one
+//     wrote is counted (not an error: a kernel may legitimately load and discard), with the first few addresses kept,
+//     and reported by the runtime after the launch (a warning line on stderr) and per allocation to the dialect
+//     (device_buffer::unwritten_reads on the simulator).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simt/amdgpu_sim/machine.h"
+
+namespace tp::amdgpu_sim {
+
+// Loads of never-written bytes: `loads` accesses touched at least one such byte; `first` keeps the first
+// addresses (at most unwritten_sites_kept).
+struct unwritten_loads {
+  uint64_t loads = 0;
+  std::vector<uint64_t> first;
+};
+inline constexpr std::size_t unwritten_sites_kept = 4;
+
+class device_memory final : public global_memory {
+ public:
+  device_memory() = default;
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+  ~device_memory() override;
+
+  // A new allocation of `bytes` (at least 1), aligned to `align` (a power of two, at least 256 as HIP's), all bytes
+  // never written. Returns its device address; 0 when the host is out of memory.
+  uint64_t allocate(std::size_t bytes, std::size_t align = 256);
+  // false when addr is not the start of a live allocation (nothing changes then).
+  bool free(uint64_t addr);
+
+  // Whether [addr, addr+bytes) lies inside one live allocation.
+  bool contains(uint64_t addr, std::size_t bytes) const;
+  // Host copies: throw sim_error when the range is not inside one live allocation. host_write and fill mark the
+  // bytes written; host_read does not count unwritten bytes (a host download of a never-written result is the
+  // probe's business, as on the hardware).
+  void host_write(uint64_t addr, const void* src, std::size_t bytes);
+  void host_read(uint64_t addr, void* dst, std::size_t bytes) const;
+  void fill(uint64_t addr, uint8_t value, std::size_t bytes);
+  // Device-to-device copy within or between live allocations; the destination's written flags are the source's.
+  void copy(uint64_t dst, uint64_t src, std::size_t bytes);
+
+  uint8_t* load(uint64_t addr, uint32_t bytes) override;
+  uint8_t* store(uint64_t addr, uint32_t bytes) override;
+
+  // The unwritten loads counted since the last take, over all allocations, then reset.
+  unwritten_loads take_unwritten_loads();
+  // The unwritten loads counted in the allocation containing addr (live), since its last host write; not reset.
+  unwritten_loads unwritten_loads_of(uint64_t addr) const;
+
+  std::size_t live_allocations() const { return allocations_.size(); }
+
+ private:
+  struct allocation {
+    uint64_t base = 0;
+    std::size_t size = 0;
+    void* raw = nullptr;               // what was allocated (base is raw aligned up)
+    std::vector<uint8_t> written;      // one flag per byte
+    std::size_t unwritten_bytes = 0;   // flags still 0: when 0, loads skip the per-byte check
+    unwritten_loads unwritten;         // since the last host write of the allocation
+  };
+  allocation& find(uint64_t addr, std::size_t bytes, const char* what);
+  const allocation& find(uint64_t addr, std::size_t bytes, const char* what) const;
+  allocation* lookup(uint64_t addr, std::size_t bytes) const;
+  [[noreturn]] void fault(uint64_t addr, std::size_t bytes, const char* what) const;
+  static void mark_written(allocation& a, std::size_t offset, std::size_t bytes);
+
+  std::map<uint64_t, std::unique_ptr<allocation>> allocations_;  // by base address
+  mutable allocation* last_ = nullptr;  // the allocation of the previous access: most accesses hit it again
+  struct freed_range {
+    uint64_t base;
+    std::size_t size;
+  };
+  std::vector<freed_range> freed_;  // the most recent frees, for "use after free" in a fault's message
+  unwritten_loads launch_unwritten_;
+};
+
+}  // namespace tp::amdgpu_sim

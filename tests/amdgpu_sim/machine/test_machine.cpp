@@ -1,0 +1,369 @@
+// The machine half of the AMDGPU simulator on real gfx1201 code objects (test_kernels.cu, compiled by clang at build
+// time): the simt dialect's kernels, integer and f32 operations against the host compiler's results over seeded
+// inputs, the matrix instructions against reference/isa's logical model, and the error paths.
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "reference/isa/isa.h"
+#include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/schedule.h"
+#include "tests/amdgpu_sim/machine/alu_ops.h"
+#include "tests/amdgpu_sim/machine/harness.h"
+
+using namespace tp::amdgpu_sim;
+using tp::amdgpu_sim::test::kernel_named;
+using tp::amdgpu_sim::test::launch;
+using tp::amdgpu_sim::test::test_memory;
+
+namespace {
+
+const std::vector<uint8_t>& gfx1201_object() {
+  static const std::vector<uint8_t> bytes = tp::amdgpu_sim::test::read_file(TP_SIM_TEST_KERNELS_GFX1201);
+  return bytes;
+}
+std::unique_ptr<code_object> load() { return load_code_object(gfx1201_object()); }
+
+// Seeded inputs with the edge values every run includes.
+std::vector<uint32_t> int_inputs(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const uint32_t edges[] = {0u, 1u, 2u, 31u, 32u, 0x7fffffffu, 0x80000000u, 0xffffffffu, 0xfffffffeu, 0x10000u, 0xffffu};
+  std::vector<uint32_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i < std::size(edges) * 3 ? edges[i % std::size(edges)] : uint32_t(rng());
+  return v;
+}
+std::vector<float> f32_inputs(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const float edges[] = {0.0f, -0.0f, 1.0f, -1.5f, INFINITY, -INFINITY, NAN, 1e-45f, -3e-39f, 3.4e38f, 1e-20f, 7.0f};
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < std::size(edges) * 3) {
+      v[i] = edges[(i * 7) % std::size(edges)];
+    } else {
+      // random sign, exponent over the whole range (denormals included), random mantissa
+      uint32_t b = uint32_t(rng());
+      if (rng() % 4 == 0) b = (b & 0x807fffffu) | (uint32_t(100 + rng() % 56) << 23);  // similar magnitudes
+      v[i] = std::bit_cast<float>(b);
+    }
+  }
+  return v;
+}
+bool same_f32(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+}  // namespace
+
+TEST_CASE("The gfx1201 test code object loads with its kernels, descriptors and arguments") {
+  auto co = load();
+  CHECK(co->arch() == "gfx1201");
+  const kernel_info* k = co->find(kernel_named(*co, "block_sum_shfl"));
+  REQUIRE(k != nullptr);
+  CHECK(k->group_segment_size == 128);  // TP_SHARED(int, partial, 32)
+  CHECK(k->wavefront_size == 32);
+  REQUIRE(k->args.size() >= 2);
+  CHECK(k->args[0].value_kind == "global_buffer");
+  CHECK(k->args[0].offset == 0);
+  CHECK(k->args[1].offset == 8);
+  CHECK(co->find("no_such_kernel") == nullptr);
+}
+
+TEST_CASE("block_sum_shfl (xor shuffles through ds_bpermute, LDS, barrier) sums every block on the simulator") {
+  auto co = load();
+  test_memory mem;
+  const unsigned blocks = 4, threads = 128;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = int(i * 7 % 101) - 50;
+  const uint64_t din = mem.upload(in), dout = mem.alloc(blocks * sizeof(int));
+  launch(*co, mem, kernel_named(*co, "block_sum_shfl"), {blocks, 1, 1}, {threads, 1, 1}, {din, dout});
+  const auto out = mem.download<int>(dout, blocks);
+  for (unsigned b = 0; b < blocks; ++b) {
+    int s = 0;
+    for (unsigned t = 0; t < threads; ++t) s += in[b * threads + t];
+    CHECK(out[b] == s);
+  }
+}
+
+TEST_CASE("transpose32 (LDS tile and one barrier, 8 waves) transposes under every wave order") {
+  auto co = load();
+  machine::in_order_policy in_order;
+  machine::reverse_policy reverse;
+  machine::seeded_random_policy random(7);
+  machine::wave_policy* policies[] = {&in_order, &reverse, &random};
+  for (machine::wave_policy* p : policies) {
+    machine::set_wave_policy(*co, p);
+    test_memory mem;
+    std::vector<int> in(32 * 32);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = int(i * 2654435761u);
+    const uint64_t din = mem.upload(in), dout = mem.alloc(in.size() * sizeof(int));
+    launch(*co, mem, kernel_named(*co, "transpose32"), {1, 1, 1}, {256, 1, 1}, {din, dout});
+    const auto out = mem.download<int>(dout, in.size());
+    for (unsigned r = 0; r < 32; ++r)
+      for (unsigned c = 0; c < 32; ++c) CHECK(out[r * 32 + c] == in[c * 32 + r]);
+  }
+  machine::set_wave_policy(*co, nullptr);
+}
+
+TEST_CASE("allgather_sum (warp_allgather of a 12-byte struct) gives every lane the closed form") {
+  auto co = load();
+  test_memory mem;
+  const unsigned blocks = 2, threads = 64;
+  const uint64_t dout = mem.alloc(blocks * threads * sizeof(int));
+  launch(*co, mem, kernel_named(*co, "allgather_sum"), {blocks, 1, 1}, {threads, 1, 1}, {dout});
+  const auto out = mem.download<int>(dout, blocks * threads);
+  for (unsigned i = 0; i < blocks * threads; ++i) {
+    int s = 0;
+    for (int k = 0; k < 32; ++k) s += k + k * k + 7 * k;
+    CHECK(out[i] == s);
+  }
+}
+
+TEST_CASE("Integer operations on the simulator equal the host's, bit for bit, over seeded inputs") {
+  auto co = load();
+  test_memory mem;
+  const uint32_t n = 1000;  // 31.25 waves: the last wave has a partial EXEC
+  const auto in = int_inputs(3 * n, 20261203);
+  unsigned ops = 0;
+#define TP_X(name, expr) ++ops;
+  TP_SIM_INT_OPS(TP_X)
+#undef TP_X
+  const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * ops * 4);
+  launch(*co, mem, kernel_named(*co, "int_ops"), {(n + 63) / 64, 1, 1}, {64, 1, 1}, {din, dout, n});
+  const auto out = mem.download<uint32_t>(dout, std::size_t(n) * ops);
+  std::size_t bad = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t a = in[3 * i], b = in[3 * i + 1], c = in[3 * i + 2];
+    const int32_t sa = int32_t(a), sb = int32_t(b);
+    (void)sa;
+    (void)sb;
+    unsigned k = 0;
+#define TP_X(name, expr)                                                                              \
+    {                                                                                                 \
+      const uint32_t want = (expr), got = out[i * ops + k++];                                          \
+      if (want != got && ++bad <= 10)                                                                 \
+        UNSCOPED_INFO(#name << "(a=" << a << ", b=" << b << ", c=" << c << "): host " << want << ", sim " << got); \
+    }
+    TP_SIM_INT_OPS(TP_X)
+#undef TP_X
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("f32 add, sub, mul and fma on the simulator are bit-exact against the host over seeded inputs") {
+  auto co = load();
+  test_memory mem;
+  const uint32_t n = 2000;
+  const auto in = f32_inputs(3 * n, 77);
+  unsigned ops = 0;
+#define TP_X(name, expr) ++ops;
+  TP_SIM_F32_OPS(TP_X)
+#undef TP_X
+  const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * ops * 4);
+  launch(*co, mem, kernel_named(*co, "f32_ops"), {(n + 127) / 128, 1, 1}, {128, 1, 1}, {din, dout, n});
+  const auto out = mem.download<float>(dout, std::size_t(n) * ops);
+  std::size_t bad = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    // The host side must round like the ISA: each operation once, no contraction (x * y + z is two roundings
+    // unless the kernel's compiler fused it; clang -O3 for AMDGPU contracts only with -ffp-contract=fast).
+    volatile float x = in[3 * i], y = in[3 * i + 1], z = in[3 * i + 2];
+    unsigned k = 0;
+#define TP_X(name, expr)                                                                              \
+    {                                                                                                 \
+      const float want = (expr), got = out[i * ops + k++];                                            \
+      if (!same_f32(want, got) && ++bad <= 10)                                                        \
+        UNSCOPED_INFO(#name << "(x=" << x << ", y=" << y << ", z=" << z << "): host " << want << ", sim " << got); \
+    }
+    TP_SIM_F32_OPS(TP_X)
+#undef TP_X
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("grid_dim comes from the dispatch packet and block_dim from the hidden arguments") {
+  auto co = load();
+  test_memory mem;
+  const unsigned blocks = 3, threads = 96;
+  const uint64_t dout = mem.alloc(blocks * threads * 4);
+  launch(*co, mem, kernel_named(*co, "launch_shape"), {blocks, 1, 1}, {threads, 1, 1}, {dout});
+  const auto out = mem.download<uint32_t>(dout, blocks * threads);
+  for (unsigned i = 0; i < blocks * threads; ++i) CHECK(out[i] == blocks * 100000u + threads * 100u + i / threads);
+}
+
+TEST_CASE("f32 division on the simulator is correctly rounded like the host's, specials included") {
+  auto co = load();
+  test_memory mem;
+  std::mt19937_64 rng(99);
+  const float specials[][2] = {{0.0f, 3.0f}, {-0.0f, 2.0f}, {1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 0.0f},
+                               {INFINITY, 2.0f}, {2.0f, INFINITY}, {INFINITY, INFINITY}, {NAN, 1.0f}, {1.0f, NAN}};
+  std::vector<float> in;
+  for (const auto& p : specials) in.insert(in.end(), {p[0], p[1]});
+  while (in.size() < 2 * 1024) {
+    // magnitudes 2^-40 .. 2^40: quotients and reciprocals stay normal (the unscaled path of v_div_scale)
+    auto value = [&] {
+      const float m = 1.0f + float(rng() % 8388608) / 8388608.0f;
+      return std::ldexp(rng() & 1 ? -m : m, int(rng() % 81) - 40);
+    };
+    in.push_back(value());
+    in.push_back(value());
+  }
+  const uint32_t n = uint32_t(in.size() / 2);
+  const uint64_t din = mem.upload(in), dout = mem.alloc(n * 4);
+  launch(*co, mem, kernel_named(*co, "f32_div"), {(n + 255) / 256, 1, 1}, {256, 1, 1}, {din, dout, n});
+  const auto out = mem.download<float>(dout, n);
+  std::size_t bad = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float want = in[2 * i] / in[2 * i + 1];
+    if (!same_f32(want, out[i]) && ++bad <= 10) UNSCOPED_INFO(in[2 * i] << " / " << in[2 * i + 1] << ": host " << want << ", sim " << out[i]);
+  }
+  CHECK(bad == 0);
+}
+
+namespace {
+namespace isa = tp::ref::isa;
+
+struct matrix_case {
+  const char* kernel;
+  isa::instr in;
+  isa::modifiers mods;
+};
+
+// Runs one matrix kernel on registers placed by the model's layouts and returns D read back by the model.
+isa::code_matrix run_matrix(code_object& co, const matrix_case& mc, const isa::wave_regs& a, const isa::wave_regs& b,
+                            const isa::wave_regs& c, const isa::wave_regs& index) {
+  test_memory mem;
+  auto up = [&](const isa::wave_regs& r) {
+    return mem.upload(std::vector<uint32_t>(r.words().begin(), r.words().end()));
+  };
+  const uint64_t da = up(a), db = up(b), dc = up(c), di = up(index);
+  isa::wave_regs d = isa::make_d_regs(mc.in);
+  const uint64_t dd = mem.alloc(d.words().size() * 4);
+  launch(co, mem, kernel_named(co, mc.kernel), {1, 1, 1}, {32, 1, 1}, {da, db, dc, di, dd});
+  const auto words = mem.download<uint32_t>(dd, d.words().size());
+  std::copy(words.begin(), words.end(), d.words().begin());
+  return isa::read_d(mc.in, d);
+}
+
+uint32_t random_code(isa::elem e, std::mt19937_64& rng) {
+  switch (e) {
+    case isa::elem::iu4: return uint32_t(rng() & 0xfu);
+    case isa::elem::iu8:
+    case isa::elem::fp8:
+    case isa::elem::bf8: {
+      uint32_t v = uint32_t(rng() & 0xffu);
+      if (e != isa::elem::iu8 && ((v & 0x7fu) == 0x7fu || (e == isa::elem::bf8 && (v & 0x7cu) == 0x7cu))) v &= 0x3fu;  // no NaN/inf
+      return v;
+    }
+    case isa::elem::f16: return uint32_t(0x3000u + (rng() % 0x1800u)) | (rng() & 1 ? 0x8000u : 0u);  // 2^-3 .. 2^3
+    case isa::elem::bf16: return uint32_t(0x3e00u + (rng() % 0x200u)) | (rng() & 1 ? 0x8000u : 0u);
+    case isa::elem::i32: return uint32_t(rng());
+    case isa::elem::f32: return std::bit_cast<uint32_t>(float(int(rng() % 2001) - 1000) / 8.0f);
+  }
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("v_swmmac and v_wmma on the simulator compute reference/isa's logical D from the builtins' operands") {
+  auto co = load();
+  const matrix_case cases[] = {
+      {"swmmac_iu8_ss_key0", isa::instr::swmmac_i32_16x16x32_iu8, {true, true, false, 0}},
+      {"swmmac_iu8_us_key1", isa::instr::swmmac_i32_16x16x32_iu8, {false, true, false, 1}},
+      {"swmmac_iu4_ss_key0", isa::instr::swmmac_i32_16x16x32_iu4, {true, true, false, 0}},
+      {"swmmac_iu4x64_su", isa::instr::swmmac_i32_16x16x64_iu4, {true, false, false, 0}},
+      {"swmmac_f16_key1", isa::instr::swmmac_f32_16x16x32_f16, {true, true, false, 1}},
+      {"swmmac_fp8_fp8_key0", isa::instr::swmmac_f32_16x16x32_fp8_fp8, {true, true, false, 0}},
+      {"wmma_iu8_ss_clamp", isa::instr::wmma_i32_16x16x16_iu8, {true, true, true, 0}},
+      {"wmma_f16", isa::instr::wmma_f32_16x16x16_f16, {true, true, false, 0}},
+  };
+  for (const matrix_case& mc : cases) {
+    CAPTURE(mc.kernel);
+    const isa::instr_info& f = isa::info(mc.in);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      CAPTURE(seed);
+      std::mt19937_64 rng(seed * 1000003 + uint64_t(mc.in));
+      isa::code_matrix bm(f.k, f.n), cm(f.m, f.n);
+      for (auto& x : bm.data) x = random_code(f.b, rng);
+      for (auto& x : cm.data) x = random_code(f.d, rng);
+      if (mc.mods.clamp) cm(0, 0) = 0x7ffffff0u;  // saturates
+      isa::wave_regs a = isa::make_a_regs(mc.in), b = isa::make_b_regs(mc.in), c = isa::make_d_regs(mc.in);
+      isa::wave_regs index = isa::make_index_regs(mc.in);
+      for (auto& w : index.words()) w = uint32_t(rng());  // the other index half holds garbage the op must ignore
+      isa::code_matrix want;
+      if (f.sparse) {
+        isa::sparse_a sa(f.m, f.k / 4);
+        for (auto& v : sa.values) v = random_code(f.a, rng);
+        for (auto& fl : sa.fields) fl = uint8_t(rng() & 3u);
+        isa::place_sparse_a(mc.in, sa, a, index, mc.mods.index_key);
+        want = isa::execute_sparse(mc.in, sa, bm, cm, mc.mods);
+      } else {
+        isa::code_matrix am(f.m, f.k);
+        for (auto& x : am.data) x = random_code(f.a, rng);
+        isa::place_dense_a(mc.in, am, a);
+        want = isa::execute_dense(mc.in, am, bm, cm, mc.mods);
+      }
+      isa::place_b(mc.in, bm, b);
+      isa::place_d(mc.in, cm, c);
+      const isa::code_matrix got = run_matrix(*co, mc, a, b, c, index);
+      CHECK(got.data == want.data);
+    }
+  }
+}
+
+TEST_CASE("A hand-derived one-hot v_swmmac_i32_16x16x32_iu8 vector: one A value meets one B value") {
+  // Row 1, group 0 stores a single nonzero value 3 in slot 0 with field 2: it pairs with B[k = 4*0 + 2][j] only.
+  // B[2][5] = 7 and every other B is 0, so D = C everywhere except D[1][5] = C[1][5] + 21.
+  auto co = load();
+  const matrix_case mc{"swmmac_iu8_ss_key0", isa::instr::swmmac_i32_16x16x32_iu8, {true, true, false, 0}};
+  const isa::instr_info& f = isa::info(mc.in);
+  isa::sparse_a sa(f.m, f.k / 4);
+  sa.value(1, 0, 0) = 3;
+  sa.field(1, 0, 0) = 2;
+  sa.field(1, 0, 1) = 3;
+  isa::code_matrix bm(f.k, f.n), cm(f.m, f.n);
+  bm(2, 5) = 7;
+  bm(3, 5) = 100;  // position 3 of the group: slot 1 points here but holds 0, so it adds nothing
+  for (std::size_t i = 0; i < cm.data.size(); ++i) cm.data[i] = uint32_t(i);
+  isa::wave_regs a = isa::make_a_regs(mc.in), b = isa::make_b_regs(mc.in), c = isa::make_d_regs(mc.in);
+  isa::wave_regs index = isa::make_index_regs(mc.in);
+  isa::place_sparse_a(mc.in, sa, a, index, 0);
+  isa::place_b(mc.in, bm, b);
+  isa::place_d(mc.in, cm, c);
+  const isa::code_matrix got = run_matrix(*co, mc, a, b, c, index);
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) CHECK(got(i, j) == cm(i, j) + ((i == 1 && j == 5) ? 21u : 0u));
+}
+
+TEST_CASE("An instruction the machine does not implement stops the dispatch with its mnemonic, kernel and pc") {
+  auto co = load();
+  test_memory mem;
+  const uint64_t dout = mem.alloc(64 * 4);
+  const std::string name = kernel_named(*co, "reaches_unimplemented");
+  try {
+    launch(*co, mem, name, {1, 1, 1}, {32, 1, 1}, {dout});
+    FAIL("the dispatch ran past s_getreg_b32");
+  } catch (const sim_error& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Matchers::ContainsSubstring("unimplemented s_getreg_b32"));
+    CHECK_THAT(what, Catch::Matchers::ContainsSubstring(name));
+    CHECK_THAT(what, Catch::Matchers::ContainsSubstring("at pc 0x"));
+  }
+  // What ran before it did run: the first store.
+  CHECK(mem.download<uint32_t>(dout, 1)[0] == 1);
+}
+
+TEST_CASE("A global access outside every allocation is reported, not performed") {
+  auto co = load();
+  test_memory mem;
+  const uint64_t small = mem.alloc(16);  // int_ops reads 3 words per thread: thread 2 reads past 16 bytes
+  const uint64_t dout = mem.alloc(1 << 16);
+  CHECK_THROWS_AS(launch(*co, mem, kernel_named(*co, "int_ops"), {1, 1, 1}, {32, 1, 1}, {small, dout, 32}), sim_error);
+}
+
+TEST_CASE("Bytes that are not an AMDGPU code object are refused at load") {
+  const std::vector<uint8_t> junk(100, 0x42);
+  CHECK_THROWS_AS(load_code_object(junk), sim_error);
+}

@@ -1,0 +1,97 @@
+// The simulated global memory: bounds against the allocations, and the written flags behind "loads of bytes no one
+// wrote".
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstring>
+
+#include "simt/amdgpu_sim/runtime/device_memory.h"
+
+using namespace tp::amdgpu_sim;
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("device memory: accesses inside an allocation reach its bytes", "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(64);
+  REQUIRE(a != 0);
+  CHECK(a % 256 == 0);
+  const uint32_t v = 0x12345678;
+  std::memcpy(m.store(a + 60, 4), &v, 4);
+  uint32_t r = 0;
+  std::memcpy(&r, m.load(a + 60, 4), 4);
+  CHECK(r == v);
+  CHECK(m.contains(a, 64));
+  CHECK_FALSE(m.contains(a, 65));
+}
+
+TEST_CASE("device memory: out-of-bounds accesses stop with the address, size and nearest allocation",
+          "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(64);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(a + 62));
+  // Straddles the end: 2 bytes inside, 2 outside.
+  CHECK_THROWS_WITH(m.load(a + 62, 4), ContainsSubstring("global load of 4 bytes at " + std::string(hex)) &&
+                                           ContainsSubstring("nearest allocation") &&
+                                           ContainsSubstring("offset 62"));
+  CHECK_THROWS_WITH(m.store(a - 4, 4), ContainsSubstring("global store") && ContainsSubstring("offset -4"));
+  CHECK_THROWS_AS(m.load(0, 4), sim_error);
+  SECTION("after free, the same address is named as freed") {
+    REQUIRE(m.free(a));
+    CHECK_THROWS_WITH(m.load(a, 4), ContainsSubstring("freed earlier"));
+    CHECK_FALSE(m.free(a));  // not twice
+  }
+  SECTION("host copies are checked too") {
+    uint8_t buf[8] = {};
+    CHECK_THROWS_WITH(m.host_write(a + 60, buf, 8), ContainsSubstring("host write"));
+    CHECK_THROWS_WITH(m.host_read(a + 60, buf, 8), ContainsSubstring("host read"));
+  }
+}
+
+TEST_CASE("device memory: loads of never-written bytes are counted, with the first addresses",
+          "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(32);
+  (void)m.store(a, 8);                // bytes 0..7 written by a kernel
+  (void)m.load(a, 8);                 // fine
+  CHECK(m.take_unwritten_loads().loads == 0);
+  (void)m.load(a + 6, 4);             // bytes 8, 9 never written
+  (void)m.load(a + 16, 4);
+  auto u = m.take_unwritten_loads();
+  CHECK(u.loads == 2);
+  REQUIRE(u.first.size() == 2);
+  CHECK(u.first[0] == a + 8);         // the first never-written byte of the access
+  CHECK(u.first[1] == a + 16);
+  CHECK(m.take_unwritten_loads().loads == 0);  // taken
+  CHECK(m.unwritten_loads_of(a + 5).loads == 2);  // per allocation, until its next host write
+
+  const uint8_t zeros[32] = {};
+  m.host_write(a, zeros, 32);         // everything written, the allocation's count starts afresh
+  CHECK(m.unwritten_loads_of(a).loads == 0);
+  (void)m.load(a + 28, 4);
+  CHECK(m.take_unwritten_loads().loads == 0);
+
+  SECTION("memset marks written") {
+    const uint64_t b = m.allocate(16);
+    m.fill(b, 0, 16);
+    (void)m.load(b, 16);
+    CHECK(m.take_unwritten_loads().loads == 0);
+  }
+  SECTION("a device-to-device copy carries the written flags") {
+    const uint64_t b = m.allocate(16);
+    const uint64_t c = m.allocate(16);
+    (void)m.store(b, 4);
+    m.copy(c, b, 16);
+    (void)m.load(c, 4);
+    CHECK(m.take_unwritten_loads().loads == 0);
+    (void)m.load(c + 4, 4);
+    CHECK(m.take_unwritten_loads().loads == 1);
+  }
+  SECTION("only the first few addresses are kept") {
+    const uint64_t b = m.allocate(64);
+    for (int i = 0; i < 10; ++i) (void)m.load(b + 4 * i, 4);
+    u = m.take_unwritten_loads();
+    CHECK(u.loads == 10);
+    CHECK(u.first.size() == unwritten_sites_kept);
+  }
+}
