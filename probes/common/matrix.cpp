@@ -256,15 +256,21 @@ mutation_matrix matrix_from_runs(const std::vector<matrix_run>& runs, const std:
       const std::vector<std::string>* listed = nullptr;
       if (declared)
         if (const auto it = declared->probes.find(v); it != declared->probes.end()) listed = &it->second;
-      if (v == "fixed") {
+      // tree-fixed / tree-upstream: a user's CK tree (kernels/ck_sparse/tree), held to the rules of fixed and upstream:
+      // CK's own pre-fix code must be caught exactly where the model's upstream is.
+      if (v == "fixed" || v == "tree-fixed") {
         row.kind = matrix_row::rule::exactly;  // caught by none
-      } else if (v == "upstream") {
+      } else if (v == "upstream" || v == "tree-upstream") {
         row.kind = matrix_row::rule::exactly;
-        if (listed) {
-          row.targets = *listed;
+        const std::vector<std::string>* up = listed;
+        if (declared && !up)
+          if (const auto it = declared->probes.find("upstream"); it != declared->probes.end()) up = &it->second;
+        if (up) {
+          row.targets = *up;
         } else {  // the probes that declare upstream buggy
           for (const auto& p : probes)
-            if (role.count({p, v}) && role.at({p, v}) == probe::variant_role::buggy) row.targets.push_back(p);
+            if (role.count({p, "upstream"}) && role.at({p, "upstream"}) == probe::variant_role::buggy)
+              row.targets.push_back(p);
         }
       } else if (v.rfind("fixed-minus-", 0) == 0) {
         row.kind = matrix_row::rule::exactly;
