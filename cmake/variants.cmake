@@ -176,6 +176,10 @@ function(tp_add_kernel_family)
         target_link_libraries(${obj} PUBLIC tp_simt_cpu)
         target_compile_options(${obj} PRIVATE ${TP_WARNINGS})
       elseif(b STREQUAL "hip")
+        tp_hip_builds_variant(on_hip ${family} ${v})
+        if(NOT on_hip)
+          continue()
+        endif()
         tp_hip_compile(OUT hip_object SOURCE ${entry} OBJECT ${CMAKE_CURRENT_BINARY_DIR}/variants/${v}.hip.o
                        INCLUDES ${root} DEFINES TP_VARIANT_NS=tpv_${family}_${vid}_hip "TP_VARIANT_NAME=\"${v}\""
                        DEPENDS ${stamp})

@@ -8,13 +8,13 @@
 namespace tp_sim_unsupported {
 
 __global__ void image_load_kernel(tp::gmem<int> out) {
-  out[0] = 1;
+  out.st(0, 1);
 #if defined(__gfx1200__) || defined(__gfx1201__)
   asm volatile("image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D" ::: "v0", "v1", "v2", "v3");
 #elif defined(__HIP_DEVICE_COMPILE__)
   __builtin_trap();
 #endif
-  out[1] = 2;
+  out.st(1, 2);
 }
 
 // Called by the probe's runner (probe_unsupported.cpp): one launch; a device error propagates as tp::device_error.
