@@ -4,10 +4,7 @@
 #   -DTP_WITH_HIP=ON                      (the `hip` preset)
 #   -DTP_HIP_ARCHS="gfx1201;gfx1100;gfx942"  code objects built into every binary (default: these three)
 #   -DTP_HIP_VARIANTS="ck_sparse/*;*/upstream;*/fixed"
-#                                         which kernel variants get a hip build, as <family>/<variant> patterns (`*`
-#                                         matches any run of characters); default `*/*`: every variant. The others stay
-#                                         on cpu (and cuda): `--backend hip --variant V` names them as not built. CI
-#                                         uses this to fit its time budget (ci/test says which)
+#                                         which kernel variants get a hip build (cmake/variants.cmake; default: all)
 #   -DTP_ROCM_PATH=/opt/rocm  or  ROCM_PATH in the environment  or  -DCMAKE_HIP_COMPILER=<rocm>/llvm/bin/clang++
 #                                         build against that ROCm's clang, headers and runtime; its release must
 #                                         know every arch in TP_HIP_ARCHS (checked here, see tp_hip_min_rocm)
@@ -33,7 +30,6 @@
 
 option(TP_WITH_HIP "Build every kernel variant for AMD GPUs (clang -x hip) and link the hip backend into the probes" OFF)
 set(TP_HIP_ARCHS "gfx1201;gfx1100;gfx942" CACHE STRING "AMDGPU archs whose code objects every HIP binary carries")
-set(TP_HIP_VARIANTS "*/*" CACHE STRING "Kernel variants built for the hip backend: <family>/<variant> patterns, * matches anything")
 set(TP_ROCM_PATH "$ENV{ROCM_PATH}" CACHE PATH "ROCm installation to build the hip backend against (empty: Debian's toolchain)")
 set(TP_ISA_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_isa.cmake CACHE INTERNAL "")
 
@@ -263,19 +259,3 @@ function(tp_hip_isa_checks)
   endif()
 endfunction()
 
-# tp_hip_builds_variant(<out> <family> <variant>): TRUE when TP_HIP_VARIANTS selects <family>/<variant> for a hip build.
-function(tp_hip_builds_variant out family variant)
-  set(${out} FALSE PARENT_SCOPE)
-  foreach(pattern ${TP_HIP_VARIANTS})
-    # Family and variant names are [a-z0-9_-]; a pattern adds only *, so it becomes a regex by one replacement.
-    if(NOT pattern MATCHES "^[A-Za-z0-9_*-]+/[A-Za-z0-9_*-]+$")
-      message(FATAL_ERROR "TP_HIP_VARIANTS: '${pattern}' is not <family>/<variant> (e.g. fattn/upstream, ck_sparse/*)")
-    endif()
-    set(re "${pattern}")
-    string(REPLACE "*" ".*" re "${re}")
-    if("${family}/${variant}" MATCHES "^${re}$")
-      set(${out} TRUE PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-endfunction()

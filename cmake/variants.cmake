@@ -21,7 +21,31 @@
 # The hip objects are linked as objects (not through an archive), so every variant's registration runs; each is
 # also available as <binary dir>/variants/<variant>.hip.o for tp_hip_isa_checks.
 
+#
+# Which variants get a GPU build (the CPU backend always has every variant): <family>/<variant> patterns, `*` matching
+# any run of characters; default `*/*`, every variant. A variant left out is named as not built by
+# `--backend cuda|hip --variant V` (exit 2). CI compiles fewer to fit its time budget (ci/test says which and why).
+#   -DTP_CUDA_VARIANTS="ck_sparse/*;*/upstream;*/fixed"      -DTP_HIP_VARIANTS="..."  (same form)
 set(TP_VARIANTS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/apply_variant.cmake CACHE INTERNAL "")
+set(TP_CUDA_VARIANTS "*/*" CACHE STRING "Kernel variants built for the cuda backend: <family>/<variant> patterns, * matches anything")
+set(TP_HIP_VARIANTS "*/*" CACHE STRING "Kernel variants built for the hip backend: <family>/<variant> patterns, * matches anything")
+
+# tp_variant_selected(<out> <patterns-var> <family> <variant>): TRUE when a pattern of ${<patterns-var>} matches
+# <family>/<variant>.
+function(tp_variant_selected out patterns_var family variant)
+  set(${out} FALSE PARENT_SCOPE)
+  foreach(pattern ${${patterns_var}})
+    # Family and variant names are [a-z0-9_-]; a pattern adds only *, so it becomes a regex by one replacement.
+    if(NOT pattern MATCHES "^[A-Za-z0-9_*-]+/[A-Za-z0-9_*-]+$")
+      message(FATAL_ERROR "${patterns_var}: '${pattern}' is not <family>/<variant> (e.g. fattn/upstream, ck_sparse/*)")
+    endif()
+    string(REPLACE "*" ".*" re "${pattern}")
+    if("${family}/${variant}" MATCHES "^${re}$")
+      set(${out} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
 find_program(TP_GIT_EXECUTABLE git REQUIRED)
 
 # CMake 3.25 knows no CUDA20 dialect flag for nvcc, so CMAKE_CUDA_STANDARD 20 fails at generate time. nvcc 13 takes
@@ -176,7 +200,7 @@ function(tp_add_kernel_family)
         target_link_libraries(${obj} PUBLIC tp_simt_cpu)
         target_compile_options(${obj} PRIVATE ${TP_WARNINGS})
       elseif(b STREQUAL "hip")
-        tp_hip_builds_variant(on_hip ${family} ${v})
+        tp_variant_selected(on_hip TP_HIP_VARIANTS ${family} ${v})
         if(NOT on_hip)
           continue()
         endif()
@@ -188,6 +212,10 @@ function(tp_add_kernel_family)
         add_dependencies(${family_target} ${obj})
         continue()
       else()
+        tp_variant_selected(on_cuda TP_CUDA_VARIANTS ${family} ${v})
+        if(NOT on_cuda)
+          continue()
+        endif()
         add_library(${obj} OBJECT ${entry})
         set_source_files_properties(${entry} PROPERTIES LANGUAGE CUDA)
         target_link_libraries(${obj} PUBLIC tp_simt)
