@@ -285,11 +285,16 @@ int main(int argc, char** argv) {
         o.note("--meta-init none on a GPU: rows without body meta read uninitialised memory; their values are "
                "undefined");
     } else if (v.role == tp::probe::variant_role::buggy && !rc.wrong.empty()) {
-      const bool raced = o.hazards.total() > 0;
+      // A variant that also races (upstream on the PR's kernel: the k00 race) may get more rows wrong than the
+      // whole-tile ones. The hazard detector says whether it raced on the cpu backend; a GPU has no detector, so
+      // there a race cannot be ruled out and the shape demanded is the superset (the H200 run of 2026-12-03 showed
+      // upstream with exactly that: the whole-tile rows and some raced rows wrong).
+      const bool may_have_raced = !cpu || o.hazards.total() > 0;
       const bool superset = std::includes(rc.wrong.begin(), rc.wrong.end(), whole_rows.begin(), whole_rows.end());
       std::string why;
-      if (raced ? !superset : !rows_are_whole)
-        why = std::string("failing rows are not ") + (raced ? "a superset of" : "exactly") + " the whole-tile rows";
+      if (may_have_raced ? !superset : !rows_are_whole)
+        why = std::string("failing rows are not ") + (may_have_raced ? "a superset of" : "exactly") +
+              " the whole-tile rows";
       // Written bits exist on the CPU backend only; on GPUs compute-sanitizer initcheck (--meta-init none) is the
       // evidence of which rows read meta no kernel stored.
       else if (cpu && unwritten_rows != whole_rows)
