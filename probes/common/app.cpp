@@ -18,12 +18,6 @@
 
 #include <CLI/CLI.hpp>
 
-#ifndef TP_VERSION
-#define TP_VERSION "unknown"
-#endif
-#ifndef TP_GIT_COMMIT
-#define TP_GIT_COMMIT "unknown"
-#endif
 #ifndef TP_BIN_DIR
 #define TP_BIN_DIR ""
 #endif
@@ -32,6 +26,7 @@
 #endif
 #include <fmt/format.h>
 
+#include "probes/common/cli.h"
 #include "probes/common/markdown.h"
 #include "probes/common/probe.h"
 #include "probes/common/report.h"
@@ -228,6 +223,7 @@ struct app::impl {
 
   void add_common_options();
   void outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out);
+  std::string case_error_or_rethrow(const std::exception& e) const;
   outcome run_one(const case_def& c, const variant& v) {
     const case_def* p = &c;
     outcome o;
@@ -316,8 +312,7 @@ void app::impl::add_common_options() {
   cli.add_option("--color", colour_arg,
                  "auto (colour on a terminal unless NO_COLOR is set), always or never: the text report's colours")
       ->capture_default_str();
-  cli.set_version_flag("--version", std::string(name) + " " + TP_VERSION + " (git " + TP_GIT_COMMIT + ")",
-                       "print the tileprobe version and the commit this build was configured from, and exit");
+  add_version_flag(cli, version_line(name));
   cli.add_option("--shard", shard_arg, "run shard I of N (1 <= I <= N)")->capture_default_str();
   cli.add_flag("--list-cases", opt.list_cases, "print the selected case ids and exit");
   cli.add_flag("--list-variants", opt.list_variants,
@@ -343,6 +338,18 @@ void app::impl::add_common_options() {
                  "CUDA only: re-run this command under compute-sanitizer: racecheck, initcheck, memcheck or synccheck");
 }
 
+// An exception from a runner either ends the whole run (bad usage, no backend, an internal failure, which includes
+// an error the backend's `internal` hook recognises, such as a simulator stop, and running out of memory: exits 2, 77
+// and 3) or is the case's own error, which fails the case(s) it came from. Called inside a catch block: rethrows the
+// first kind, returns the message of the second.
+std::string app::impl::case_error_or_rethrow(const std::exception& e) const {
+  if (dynamic_cast<const usage_error*>(&e) || dynamic_cast<const backend_unavailable*>(&e) ||
+      dynamic_cast<const internal_error*>(&e) || dynamic_cast<const std::bad_alloc*>(&e))
+    throw;
+  if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+  return e.what();
+}
+
 void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out) {
   try {
     if (batch_runner) {
@@ -351,35 +358,19 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
       for (std::size_t i = 0; i < cases.size(); ++i) {
         try {
           out[i] = runner(*cases[i], v);
-        } catch (const usage_error&) {
-          throw;
-        } catch (const backend_unavailable&) {
-          throw;
-        } catch (const internal_error&) {
-          throw;
-        } catch (const std::bad_alloc&) {
-          throw;
         } catch (const std::exception& e) {
-          if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+          const auto error = case_error_or_rethrow(e);
           out[i] = outcome{};
-          out[i].error = e.what();
+          out[i].error = error;
         }
       }
     }
-  } catch (const usage_error&) {
-    throw;
-  } catch (const backend_unavailable&) {
-    throw;
-  } catch (const internal_error&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw;
   } catch (const std::exception& e) {
-    if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+    const auto error = case_error_or_rethrow(e);
     // A batch shares one launch, so one error fails every case of the batch.
     for (auto& o : out) {
       o = outcome{};
-      o.error = e.what();
+      o.error = error;
     }
   }
   for (auto& o : out)
@@ -422,18 +413,9 @@ int app::main(int argc, char** argv) {
 
 int app::impl::run(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) opt.command_line.emplace_back(argv[i]);
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    throw usage_error(msg + " (see --help)");
+  if (const auto stop = parse_command_line(cli, argc, argv)) {
+    if (stop->usage_error.empty()) return stop->exit_code;
+    throw usage_error(stop->usage_error);
   }
   if (!runner && !batch_runner) throw std::logic_error("no runner registered");
   if (family.empty()) throw std::logic_error("no kernel family declared");
@@ -479,9 +461,7 @@ int app::impl::run(int argc, char** argv) {
     std::cout.flush();
     return 0;
   }
-  if (expect_arg == "fail-pass") opt.expect = expect_mode::fail_pass;
-  else if (expect_arg == "pass") opt.expect = expect_mode::pass;
-  else if (expect_arg == "fail") opt.expect = expect_mode::fail;
+  if (const auto e = parse_name<expect_mode>(expect_arg)) opt.expect = *e;
   else throw usage_error("--expect '" + expect_arg + "': expected fail-pass, pass or fail");
   opt.shard = parse_shard(shard_arg);
   fuzz_given = cli.count("--fuzz") > 0;

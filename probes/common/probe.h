@@ -35,12 +35,12 @@ namespace tp::probe {
 //   pass:      every selected variant passes every case (non-target variants in the mutation matrix).
 //   fail:      every selected variant fails at least one case ("killed", for mutants).
 enum class expect_mode { fail_pass, pass, fail };
-std::string_view to_string(expect_mode m);
+constexpr std::string_view names_of(expect_mode) { return "fail-pass pass fail"; }
 
 // The role a selected variant plays in fail_pass mode; `other` variants are run and reported, with only the
 // control-case rule applied to them.
 enum class variant_role { buggy, fixed, other };
-std::string_view to_string(variant_role r);
+constexpr std::string_view names_of(variant_role) { return "buggy fixed other"; }
 
 // A selected variant, as the runner sees it. `ops` is the ops struct the variant registered (TP_REGISTER_VARIANT).
 struct variant {
