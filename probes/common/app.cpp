@@ -222,6 +222,9 @@ struct app::impl {
   impl(std::string n, std::string s) : name(std::move(n)), summary(std::move(s)), cli(summary, name) {}
 
   void add_common_options();
+  void add_probe_options();
+  bool given(const char* option) const;  // on the command line (false for an option this probe does not offer)
+  bool skew_points = false;
   void outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out);
   std::string case_error_or_rethrow(const std::exception& e) const;
   outcome run_one(const case_def& c, const variant& v) {
@@ -273,6 +276,7 @@ app& app::bench_figures(bench_figures_fn fn) { impl_->bench_figures = std::move(
 app& app::before_run(before_run_fn fn) { impl_->before = std::move(fn); return *this; }
 app& app::shrunk_parent(parent_fn fn) { impl_->parent_of = std::move(fn); return *this; }
 app& app::input_text(input_text_fn fn) { impl_->input_text = std::move(fn); return *this; }
+app& app::skew_points() { impl_->skew_points = true; return *this; }
 app& app::fixture_names(std::vector<std::string> names) { impl_->fixture_list = std::move(names); return *this; }
 const std::string& app::name() const { return impl_->name; }
 CLI::App& app::cli() { return impl_->cli; }
@@ -294,12 +298,7 @@ void app::impl::add_common_options() {
   cli.add_option("--buggy", buggy_arg, "variants expected to fail (overrides the probe's declaration)");
   cli.add_option("--fixed", fixed_arg, "variants expected to pass (overrides the probe's declaration)");
   cli.add_option("--expect", expect_arg, "fail-pass, pass or fail")->capture_default_str();
-  cli.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
-  cli.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
-      ->type_name("N");
-  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
   cli.add_option("--case", opt.case_filters, "run the case with this id, or ids matching a glob/substring; repeatable");
-  cli.add_option("--input", opt.input, "run one tile given as data in FILE");
   cli.add_option("--report", report_arg, "text, md, json, junit; repeatable or comma list (default text)");
   cli.add_option("--out", out_arg,
                  "report file; with several formats, a stem: STEM.txt, STEM.md, STEM.json, STEM.xml");
@@ -327,15 +326,48 @@ void app::impl::add_common_options() {
                  "cases per batch, 1..16777216 (default: the probe's own); larger batches mean fewer, larger launches "
                  "on a GPU")
       ->type_name("N");
-  cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
-  cli.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
-      ->type_name("N")
-      ->capture_default_str();
-  cli.add_option("--skew", skew_arg,
-                 "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) for "
-                 "CYCLES clock cycles at every skew point of the kernels, to make races show");
   cli.add_option("--sanitize", opt.sanitize,
                  "CUDA only: re-run this command under compute-sanitizer: racecheck, initcheck, memcheck or synccheck");
+}
+
+// The options that exist only where the probe registered what they act on (a fixture list, a fuzz generator, an input
+// parser, a shrinker, kernels with skew points): added when the run starts, after the probe's registrations, so no
+// probe's --help offers an option it does not honour.
+void app::impl::add_probe_options() {
+  const bool fixtures = !fixture_list.empty(), fuzzes = bool(fuzz), inputs = bool(input);
+  if (fixtures || fuzzes || inputs) {
+    auto& g = *cli.add_option_group("Case sources", "the sources of cases this probe has besides its own tables");
+    if (fixtures)
+      g.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
+    if (fuzzes) {
+      g.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
+          ->type_name("N");
+      g.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
+    }
+    if (inputs)
+      g.add_option("--input", opt.input,
+                   "run only the case(s) FILE holds, written in the tileprobe-input v1 format (probes/common/"
+                   "README.md; the probe's README has an example); a shrunk counterexample's .tpin file is one")
+          ->type_name("FILE");
+  }
+  if (shrinker) {
+    auto& g = *cli.add_option_group("Shrinking", "how a failing case is reduced to a smaller one that still fails");
+    g.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
+    g.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
+        ->type_name("N")
+        ->capture_default_str();
+  }
+  if (skew_points)
+    cli.add_option_group("Races on CUDA", "this probe's kernels have skew points (tp::skew_point)")
+        ->add_option("--skew", skew_arg,
+                     "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) "
+                     "for CYCLES clock cycles at every skew point of the kernels, to make races show")
+        ->type_name("MASK:CYCLES");
+}
+
+bool app::impl::given(const char* option) const {
+  const auto* o = cli.get_option_no_throw(option);
+  return o && o->count() > 0;
 }
 
 // An exception from a runner either ends the whole run (bad usage, no backend, an internal failure, which includes
@@ -413,6 +445,7 @@ int app::main(int argc, char** argv) {
 
 int app::impl::run(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) opt.command_line.emplace_back(argv[i]);
+  add_probe_options();
   if (const auto stop = parse_command_line(cli, argc, argv)) {
     if (stop->usage_error.empty()) return stop->exit_code;
     throw usage_error(stop->usage_error);
@@ -464,12 +497,12 @@ int app::impl::run(int argc, char** argv) {
   if (const auto e = parse_name<expect_mode>(expect_arg)) opt.expect = *e;
   else throw usage_error("--expect '" + expect_arg + "': expected fail-pass, pass or fail");
   opt.shard = parse_shard(shard_arg);
-  fuzz_given = cli.count("--fuzz") > 0;
+  fuzz_given = given("--fuzz");
   opt.fuzz = fuzz_given ? bounded_count("--fuzz", fuzz_arg, 0, 1000000000) : fuzz_default;
   opt.jobs = unsigned(bounded_count("--jobs", jobs_arg, 1, 1024));
   if (!batch_arg.empty()) opt.batch = std::size_t(bounded_count("--batch", batch_arg, 1, std::uint64_t{1} << 24));
   opt.shrink_budget = unsigned(bounded_count("--shrink-budget", shrink_budget_arg, 0, 1000000));
-  if (!opt.shrink && cli.count("--shrink-budget"))
+  if (!opt.shrink && given("--shrink-budget"))
     throw usage_error("--shrink-budget and --no-shrink contradict each other (the budget is for shrinking)");
   opt.seed = seed_default;
   if (!seed_arg.empty()) {
@@ -490,9 +523,8 @@ int app::impl::run(int argc, char** argv) {
   if (std::find(fixture_words.begin(), fixture_words.end(), "all") != fixture_words.end() && !opt.fixtures.empty())
     throw usage_error("--fixture all and --fixture NAME contradict each other");
   if (!opt.input.empty()) {
-    if (!input) throw usage_error("--input: this probe does not take tiles as data");
     for (const char* other : {"--fuzz", "--seed", "--fixture"})
-      if (cli.count(other))
+      if (given(other))
         throw usage_error(std::string("--input and ") + other + " contradict each other (an --input run runs the " +
                           "file's cases only)");
     std::ifstream probe_file(opt.input);
@@ -640,8 +672,7 @@ int app::impl::run(int argc, char** argv) {
       fn(batch);
       admit(std::move(batch), kind, std::nullopt, fixed_cases);
     }
-    if (fuzz) n_fuzz = opt.fuzz;
-    else if (fuzz_given && opt.fuzz > 0) throw usage_error("--fuzz: this probe has no fuzz generator");
+    if (fuzz) n_fuzz = opt.fuzz;  // without a generator there is no --fuzz option
   }
   std::unordered_set<std::string_view> fixed_ids;
   fixed_ids.reserve(fixed_cases.size());
