@@ -426,3 +426,58 @@ TEST_CASE("tileprobe-report --json-out lists every run's verdict and every probl
   CHECK(j["throughput"].is_null());
   for (const auto& p : {s1, jout, out}) std::filesystem::remove(p);
 }
+
+TEST_CASE("tileprobe-report --matrix-runs judges ci/mutation-matrix's runs against patches/<family>/targets",
+          "[merge][matrix]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = toy::temp_path("matrix-runs"), runs = dir / "runs", patches = dir / "patches";
+  fs::create_directories(runs);
+  fs::create_directories(patches / "toy");
+  std::ofstream(patches / "toy" / "targets") << "# which probe catches what\nupstream a\n";
+  // Probes a and b (names from the files) on both variants of the toy family, as the matrix runs them.
+  const auto record = [&](const std::string& probe, const std::string& variant) {
+    const auto r = toy::run({"--variant", variant, "--expect", "pass", "--no-shrink"});
+    std::ofstream(runs / (probe + "@" + variant + ".json")) << r.report.dump();
+    std::ofstream(runs / (probe + "@" + variant + ".exit")) << r.code << "\n";
+    return r.code;
+  };
+  for (const std::string p : {"a", "b"}) {
+    CHECK(record(p, "upstream") == 1);
+    CHECK(record(p, "fixed") == 0);
+  }
+  const auto out = (dir / "m.md").string(), jout = (dir / "m.json").string();
+  const auto call = [&] {
+    return report_tool({"--matrix-runs", runs.string(), "--targets-dir", patches.string(), "--json-out", jout,
+                        "--out", out, "--matrix-probe-args=--fuzz", "--matrix-probe-args=5"});
+  };
+  // b catches upstream too, but the targets file says exactly a.
+  auto r = call();
+  CHECK(r.first == 1);
+  json j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["matrix"]["probe_args"] == json::array({"--fuzz", "5"}));
+  REQUIRE(j["matrix"]["problems"].size() == 1);
+  CHECK(j["matrix"]["problems"][0] == "variant upstream is caught by a, b, expected exactly a");
+  CHECK(r.second.find("tileprobe-report: matrix: variant upstream is caught by a, b, expected exactly a") !=
+        std::string::npos);
+
+  std::ofstream(patches / "toy" / "targets") << "upstream a b\n";
+  r = call();
+  CHECK(r.first == 0);
+  j = json::parse(toy::slurp(jout));
+  CHECK(j["exit_code"] == 0);
+  CHECK(j["matrix"]["rows"].size() == 2);
+
+  // An exit status that is not the report's verdict, and a run that is missing, are problems too.
+  std::ofstream(runs / "b@fixed.exit") << "1\n";
+  fs::remove(runs / "a@fixed.exit");
+  fs::remove(runs / "a@fixed.json");
+  r = call();
+  CHECK(r.first == 1);
+  CHECK(r.second.find("b on fixed: exit 1 but the report's verdict is as expected") != std::string::npos);
+  CHECK(r.second.find("a was not run on fixed") != std::string::npos);
+  // A malformed exit file is bad input.
+  std::ofstream(runs / "b@fixed.exit") << "one\n";
+  CHECK(call().first == 2);
+  fs::remove_all(dir);
+}
