@@ -8,8 +8,10 @@
 // library builds with -ffp-contract=off, so a*b+c is never fused where the ISA rounds twice). NaN payloads are
 // whatever the host produces; the probes compare NaN by class, not by payload.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
@@ -62,20 +64,53 @@ inline void lanes16(wave& w, const op& o, F r) {
 inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f); }
 
 // ---- integer, 32-bit -------------------------------------------------------------------------------------------
-#define VOP_U32_1(name, ...)                                          \
-  void name(wave& w, const op& o) {                                    \
-    const lane_ref A = read(w, o.src[0]);                              \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l]; __VA_ARGS__; }); \
+// Lane loops the host compiler vectorizes: a source is a VGPR row (stride 1) or one value for every lane (an SGPR or
+// a constant, stride 0), and the stride is a template argument chosen per execution from the operands; the results go
+// to a local row first (no aliasing with the sources), then to the lanes EXEC selects.
+inline constexpr auto lane_bits = [] {
+  std::array<uint32_t, wave_lanes> b{};
+  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
+  return b;
+}();
+template <unsigned SA, unsigned SB, unsigned SC, typename F>
+inline void map32_strided(uint32_t* d, uint32_t e, const uint32_t* a, const uint32_t* b, const uint32_t* c, F f) {
+  uint32_t r[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) r[l] = f(a[l * SA], b[l * SB], c[l * SC]);
+  if (e == 0xffffffffu) {
+    std::memcpy(d, r, sizeof r);
+    return;
   }
-#define VOP_U32_2(name, ...)                                                              \
-  void name(wave& w, const op& o) {                                                        \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l]; __VA_ARGS__; }); \
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+}
+template <typename F>
+inline void map32(wave& w, const op& o, unsigned nsrc, F f) {
+  const lane_ref A = read(w, o.src[0]);
+  const lane_ref B = nsrc > 1 ? read(w, o.src[1]) : A;
+  const lane_ref C = nsrc > 2 ? read(w, o.src[2]) : A;
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  switch ((A.stride ? 4u : 0u) | (B.stride ? 2u : 0u) | (C.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 0>(d, e, A.p, B.p, C.p, f);
+    case 1: return map32_strided<0, 0, 1>(d, e, A.p, B.p, C.p, f);
+    case 2: return map32_strided<0, 1, 0>(d, e, A.p, B.p, C.p, f);
+    case 3: return map32_strided<0, 1, 1>(d, e, A.p, B.p, C.p, f);
+    case 4: return map32_strided<1, 0, 0>(d, e, A.p, B.p, C.p, f);
+    case 5: return map32_strided<1, 0, 1>(d, e, A.p, B.p, C.p, f);
+    case 6: return map32_strided<1, 1, 0>(d, e, A.p, B.p, C.p, f);
+    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, C.p, f);
   }
-#define VOP_U32_3(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l], c = C[l]; __VA_ARGS__; }); \
+}
+#define VOP_U32_1(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 1, [](uint32_t a, uint32_t, uint32_t) -> uint32_t { __VA_ARGS__; });                  \
+  }
+#define VOP_U32_2(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 2, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { __VA_ARGS__; });                \
+  }
+#define VOP_U32_3(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 3, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { __VA_ARGS__; });              \
   }
 
 inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
@@ -617,31 +652,46 @@ inline bool compare(cmp k, T a, T b) {
 
 enum class cty : uint8_t { i16, u16, f16, i32, u32, f32, i64, u64, f64 };
 
+// The operands of every lane as the comparison's type (sources read once, not per lane), then one loop per kind.
 template <cty T>
-inline bool compare_lane(const wave& w, const op& o, cmp k, unsigned l) {
-  if constexpr (T == cty::i16) return compare(k, int16_t(read(w, o.src[0])[l]), int16_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::u16) return compare(k, uint16_t(read(w, o.src[0])[l]), uint16_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::f16)
-    return compare(k, float(h(mod16(uint16_t(read(w, o.src[0])[l]), o.src[0].mods))),
-                   float(h(mod16(uint16_t(read(w, o.src[1])[l]), o.src[1].mods))));
-  if constexpr (T == cty::i32) return compare(k, int32_t(read(w, o.src[0])[l]), int32_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::u32) return compare(k, read(w, o.src[0])[l], read(w, o.src[1])[l]);
-  if constexpr (T == cty::f32)
-    return compare(k, f32(mod32(read(w, o.src[0])[l], o.src[0].mods)), f32(mod32(read(w, o.src[1])[l], o.src[1].mods)));
-  if constexpr (T == cty::i64) return compare(k, int64_t(read64(w, o.src[0], l)), int64_t(read64(w, o.src[1], l)));
-  if constexpr (T == cty::u64) return compare(k, read64(w, o.src[0], l), read64(w, o.src[1], l));
-  if constexpr (T == cty::f64)
-    return compare(k, f64(mod64(read64(w, o.src[0], l), o.src[0].mods)), f64(mod64(read64(w, o.src[1], l), o.src[1].mods)));
+inline auto compare_value(const wave& w, const operand& s, unsigned l) {
+  if constexpr (T == cty::i16) return int16_t(read(w, s)[l]);
+  if constexpr (T == cty::u16) return uint16_t(read(w, s)[l]);
+  if constexpr (T == cty::f16) return float(h(mod16(uint16_t(read(w, s)[l]), s.mods)));
+  if constexpr (T == cty::i32) return int32_t(read(w, s)[l]);
+  if constexpr (T == cty::u32) return read(w, s)[l];
+  if constexpr (T == cty::f32) return f32(mod32(read(w, s)[l], s.mods));
+  if constexpr (T == cty::i64) return int64_t(read64(w, s, l));
+  if constexpr (T == cty::u64) return read64(w, s, l);
+  if constexpr (T == cty::f64) return f64(mod64(read64(w, s, l), s.mods));
+}
+template <typename V>
+inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
+  uint32_t m = 0;
+#define TP_CMP_ROWS(kind) \
+  case kind:                     \
+    for (unsigned l = 0; l < wave_lanes; ++l) m |= uint32_t(compare(kind, a[l], b[l])) << l; \
+    break;
+  switch (k) {
+    TP_CMP_ROWS(c_f) TP_CMP_ROWS(c_lt) TP_CMP_ROWS(c_eq) TP_CMP_ROWS(c_le) TP_CMP_ROWS(c_gt)
+    TP_CMP_ROWS(c_lg) TP_CMP_ROWS(c_ge) TP_CMP_ROWS(c_o) TP_CMP_ROWS(c_u) TP_CMP_ROWS(c_nge)
+    TP_CMP_ROWS(c_nlg) TP_CMP_ROWS(c_ngt) TP_CMP_ROWS(c_nle) TP_CMP_ROWS(c_neq) TP_CMP_ROWS(c_nlt)
+    TP_CMP_ROWS(c_t) TP_CMP_ROWS(c_ne)
+  }
+#undef TP_CMP_ROWS
+  return m;
 }
 
 template <cty T>
 inline uint32_t compare_mask(const wave& w, const op& o) {
-  const cmp k = cmp(o.variant);
-  const uint32_t e = w.exec();
-  uint32_t m = 0;
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    if ((e >> l) & 1u) m |= uint32_t(compare_lane<T>(w, o, k, l)) << l;
-  return m;
+  using V = decltype(compare_value<T>(w, o.src[0], 0));
+  V a[wave_lanes], b[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    a[l] = compare_value<T>(w, o.src[0], l);
+    b[l] = compare_value<T>(w, o.src[1], l);
+  }
+  // Inactive lanes compare too (nothing else happens in a comparison) and are masked off: their bits are 0.
+  return compare_rows(cmp(o.variant), a, b) & w.exec();
 }
 template <cty T>
 void v_cmp(wave& w, const op& o) { w.s[o.dst[0].reg] = compare_mask<T>(w, o); }

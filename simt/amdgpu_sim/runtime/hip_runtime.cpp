@@ -496,6 +496,12 @@ hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream
   TP_FORWARD(hipMemsetAsync, dst, value, bytes, stream);
 }
 
+hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
+  if (simulating()) TP_SIM(s.memory().fill32(addr(dst), uint32_t(value), count));
+  if (no_device()) return fail(hipErrorNoDevice);
+  TP_FORWARD(hipMemsetD32, dst, value, count);
+}
+
 // ---- errors ----
 hipError_t hipGetLastError(void) {
   if (simulating() || no_device()) return std::exchange(last_error, hipSuccess);
