@@ -335,12 +335,15 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
   const std::vector<double>& av = values_of(f.a, signed_a(in, m));
   const std::vector<double>& bv = values_of(f.b, signed_b(in, m));
   const auto aw = a.words(), bw = b.words(), cw = c.words(), iw = index.words();
-  // B decoded once: every output of column j reads column j.
-  std::vector<double> bval(p.b.size());
-  for (std::size_t x = 0; x < p.b.size(); ++x) bval[x] = bv[p.b[x].of(bw)];
+  // B decoded once, row k contiguous over j: the j loop below runs over the 16 columns of one row.
+  if (f.k > 64 || f.n != 16) throw std::logic_error("isa::execute: the tables assume K <= 64, N = 16");
+  double brow[64 * 16];
+  for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv[p.b[x].of(bw)];
   wave_regs d = make_d_regs(in);
   const auto dw = d.words();
   const unsigned groups = f.k / 4;
+  const unsigned terms = f.sparse ? 2 * groups : f.k;
+  const bool integer = is_integer(f.d);
   for (unsigned i = 0; i < f.m; ++i) {
     // Row i of A: its values, and (sparse) the K position each pairs with.
     double arow[64];
@@ -360,11 +363,30 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
         krow[k] = k;
       }
     }
-    const unsigned terms = f.sparse ? 2 * groups : f.k;
+    // One accumulator per column of row i, each summed in accumulator::add's order (terms ascending), the two forms
+    // spelled out so the loops carry no branch; the columns are independent, so the j loop vectorizes.
+    std::int64_t iacc[16];
+    double facc[16];
+    for (unsigned j = 0; j < f.n; ++j) {
+      const accumulator start(in, p.d[i * f.n + j].of(cw), m.clamp);
+      iacc[j] = start.iacc;
+      facc[j] = start.facc;
+    }
+    for (unsigned t = 0; t < terms; ++t) {
+      const double* bk = brow + krow[t] * f.n;
+      if (integer) {
+        const std::int64_t a = std::int64_t(arow[t]);
+        for (unsigned j = 0; j < 16; ++j) iacc[j] += a * std::int64_t(bk[j]);
+      } else {
+        const double a = arow[t];
+        for (unsigned j = 0; j < 16; ++j) facc[j] += a * bk[j];
+      }
+    }
     for (unsigned j = 0; j < f.n; ++j) {
       const cell& dc = p.d[i * f.n + j];
-      accumulator acc(in, dc.of(cw), m.clamp);
-      for (unsigned t = 0; t < terms; ++t) acc.add(arow[t], bval[krow[t] * f.n + j]);
+      accumulator acc(in, 0u, m.clamp);
+      acc.iacc = iacc[j];
+      acc.facc = facc[j];
       dw[dc.word] = (dw[dc.word] & ~(dc.mask << dc.lo)) | (acc.result() << dc.lo);
     }
   }

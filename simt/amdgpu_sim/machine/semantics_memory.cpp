@@ -133,10 +133,28 @@ inline void fetch(const wave& w, uint16_t reg, unsigned l, uint8_t* p, uint32_t 
   std::memcpy(p, &v, bytes);
 }
 
+// Scratch: every lane's address is offset + saddr (uniform) + its vaddr (when present), into its own private
+// memory; the uniform part is formed once per instruction.
+inline uint64_t scratch_base(const wave& w, const op& o, const operand* saddr) {
+  uint64_t a = uint64_t(int64_t(o.offset));
+  if (saddr && saddr->kind == opnd::sgpr) a += w.s[saddr->reg];
+  return a;
+}
+
 template <space S>
 void vmem_load(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 2) ? nullptr : &o.src[1];
+  if constexpr (S == space::scratch) {
+    const uint64_t base = scratch_base(w, o, saddr);
+    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
+      deliver(w, o.dst[0].reg, l, private_at(w, o, l, a, bytes), wd);
+    }
+    return;
+  }
   for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);
@@ -147,6 +165,16 @@ template <space S>
 void vmem_store(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 3) ? nullptr : &o.src[2];
+  if constexpr (S == space::scratch) {
+    const uint64_t base = scratch_base(w, o, saddr);
+    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
+      fetch(w, o.src[1].reg, l, private_at(w, o, l, a, bytes), wd);
+    }
+    return;
+  }
   for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);

@@ -193,10 +193,25 @@ void v_mbcnt_hi_u32_b32(wave& w, const op& o) {
 }
 // v_cndmask_b32 D, S0, S1, mask: S1 where the lane's mask bit is set. Float neg/abs apply to S0/S1 (VOP3).
 void v_cndmask_b32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t m = read(w, o.src[2])[0];
   const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
-  lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
+  if (ma || mb) {
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+    lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
+    return;
+  }
+  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word.
+  uint32_t sel[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) sel[l] = (m & lane_bits[l]) ? 0xffffffffu : 0u;
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  uint32_t* d = vdst(w, o.dst[0]);
+  const auto f = [](uint32_t a, uint32_t b, uint32_t s) { return (b & s) | (a & ~s); };
+  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
+    case 1: return map32_strided<0, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
+    case 2: return map32_strided<1, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
+    default: return map32_strided<1, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
+  }
 }
 
 // ---- lane masks (carry-outs) -----------------------------------------------------------------------------------
@@ -204,57 +219,53 @@ inline void write_mask(wave& w, const operand& dst, uint32_t mask) { w.s[dst.reg
 
 // v_add_co_u32 D, sdst, S0, S1: D = S0 + S1, carry into sdst's lane bit. sub: borrow = S1 > S0. ci forms add the
 // lane's bit of the third source.
+// Every lane computes (no branch per lane); EXEC selects what is written, and inactive lanes' carry bits are 0.
 template <int kind>  // 0 add, 1 sub, 2 subrev
 void add_co(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t e = w.exec();
-  uint32_t* d = vdst(w, o.dst[0]);
-  uint32_t carry = 0;
+  uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
     uint32_t a = A[l], b = B[l];
     if (kind == 2) std::swap(a, b);
-    uint32_t r;
-    bool c;
     if (kind == 0) {
-      const uint64_t s = uint64_t(a) + b;
-      r = uint32_t(s);
-      c = (s >> 32) != 0;
+      r[l] = a + b;
+      c[l] = r[l] < a;  // carry out of the 32-bit add
     } else {
-      r = a - b;
-      c = b > a;
+      r[l] = a - b;
+      c[l] = b > a;  // borrow
     }
-    d[l] = r;
-    carry |= uint32_t(c) << l;
   }
-  write_mask(w, o.dst[1], carry);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) carry |= c[l] << l;
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+  write_mask(w, o.dst[1], carry & e);
 }
 template <int kind>
 void add_co_ci(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t cin = read(w, o.src[2])[0];
   const uint32_t e = w.exec();
-  uint32_t* d = vdst(w, o.dst[0]);
-  uint32_t carry = 0;
+  uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
     uint64_t a = A[l], b = B[l];
     if (kind == 2) std::swap(a, b);
-    const uint64_t ci = (cin >> l) & 1u;
-    uint32_t r;
-    bool c;
+    const uint64_t ci = (cin & lane_bits[l]) ? 1u : 0u;
     if (kind == 0) {
-      const uint64_t s = a + b + ci;
-      r = uint32_t(s);
-      c = (s >> 32) != 0;
+      const uint64_t sum = a + b + ci;
+      r[l] = uint32_t(sum);
+      c[l] = uint32_t(sum >> 32);
     } else {
-      r = uint32_t(a - b - ci);
-      c = b + ci > a;
+      r[l] = uint32_t(a - b - ci);
+      c[l] = b + ci > a;
     }
-    d[l] = r;
-    carry |= uint32_t(c) << l;
   }
-  write_mask(w, o.dst[1], carry);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) carry |= c[l] << l;
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+  write_mask(w, o.dst[1], carry & e);
 }
 // v_mad_co_u64_u32 D64, sdst, S0, S1, S2_64: D = S0 * S1 + S2, carry out of the 64-bit add into sdst.
 template <bool is_signed>
@@ -305,10 +316,25 @@ void v_mov_b64(wave& w, const op& o) {
 }
 
 // ---- 16-bit integer (low halves) ---------------------------------------------------------------------------------
+// The destination's high half is kept (lanes16's rule): map32_strided computes r(a, b, old destination).
+template <typename F>
+inline void map16(wave& w, const op& o, F f) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  const auto g = [f](uint32_t a, uint32_t b, uint32_t old) -> uint32_t {
+    return (old & 0xffff0000u) | (uint32_t(f(uint16_t(a), uint16_t(b))) & 0xffffu);
+  };
+  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 1>(d, e, A.p, B.p, d, g);
+    case 1: return map32_strided<0, 1, 1>(d, e, A.p, B.p, d, g);
+    case 2: return map32_strided<1, 0, 1>(d, e, A.p, B.p, d, g);
+    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, d, g);
+  }
+}
 #define VOP_U16_2(name, ...)                                                                          \
   void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                                       \
-    lanes16(w, o, [&](unsigned l) -> uint32_t { const uint16_t a = uint16_t(A[l]), b = uint16_t(B[l]); __VA_ARGS__; }); \
+    map16(w, o, [](uint16_t a, uint16_t b) -> uint16_t { __VA_ARGS__; });                             \
   }
 VOP_U16_2(v_lshlrev_b16, return uint16_t(b << (a & 15)))
 VOP_U16_2(v_lshrrev_b16, return uint16_t(b >> (a & 15)))
