@@ -361,8 +361,9 @@ struct decoder {
         if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
       } else if (key == "neg_hi") {
         if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
-      } else if (key == "scope" || key == "th" || key == "nv") {
-        // Cache scope / temporal hints: the model has one coherent memory (see README: memory model).
+      } else if (key == "scope" || key == "th" || key == "nv" || key == "glc" || key == "slc" || key == "dlc") {
+        // Cache scope / temporal hints (gfx12 scope:/th:, gfx11 glc/slc/dlc: RDNA3 ISA guide "Memory scope" cache
+        // controls): the model has one coherent memory (see README: memory model).
       } else {
         return "unimplemented modifier " + std::string(mod) + " of " + d.mnemonic;
       }

@@ -438,6 +438,37 @@ inline float min_num(float a, float b) {
   return a < b ? a : b;
 }
 
+// gfx11 v_max_f32 / v_min_f32 (RDNA3 ISA guide, VOP2 V_MAX_F32 / V_MIN_F32, with WAVE_MODE.IEEE set, which the loader
+// requires of gfx11 kernels): a signalling NaN operand gives that NaN quieted (S0 first); otherwise a quiet NaN operand
+// gives the other operand; +0 > -0. (gfx12 renamed them v_max_num_f32 / v_min_num_f32 with IEEE 754-2019 rules.)
+inline bool snan32(uint32_t x) { return (x & 0x7f800000u) == 0x7f800000u && (x & 0x007fffffu) && !(x & 0x00400000u); }
+inline bool nan32(uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u; }
+inline uint32_t ieee_max_min(uint32_t a, uint32_t b, bool max) {
+  if (snan32(a)) return a | 0x00400000u;
+  if (snan32(b)) return b | 0x00400000u;
+  if (nan32(b)) return a;
+  if (nan32(a)) return b;
+  const float x = f32(a), y = f32(b);
+  if (x == y) return max ? ((a >> 31) ? b : a) : ((a >> 31) ? a : b);  // equal, or +0 and -0: the sign decides
+  return (max ? x > y : x < y) ? a : b;
+}
+#define VOP_F32_IEEE(name, ...)                                                                       \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
+    const bool cl = o.clamp;                                                                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
+      const uint32_t a = mod32(A[l], ma), b = mod32(B[l], mb), c = o.nsrc > 2 ? mod32(C[l], mc) : 0u; \
+      (void)c;                                                                                         \
+      const uint32_t r = (__VA_ARGS__);                                                                \
+      return cl ? bits(clamp01(f32(r))) : r;                                                           \
+    });                                                                                                \
+  }
+VOP_F32_IEEE(v_max_f32, ieee_max_min(a, b, true))
+VOP_F32_IEEE(v_min_f32, ieee_max_min(a, b, false))
+VOP_F32_IEEE(v_max3_f32, ieee_max_min(ieee_max_min(a, b, true), c, true))  // V_MAX3_F32: v_max_f32 twice
+VOP_F32_IEEE(v_min3_f32, ieee_max_min(ieee_max_min(a, b, false), c, false))
+
 VOP_F32_2(v_add_f32, a + b)
 VOP_F32_2(v_sub_f32, a - b)
 VOP_F32_2(v_subrev_f32, b - a)
@@ -647,6 +678,18 @@ void v_dot4_i32_iu8(wave& w, const op& o) {
   });
 }
 
+// v_dot4_u32_u8 D, A, B, C: D = C + the four unsigned byte products, in u32 (RDNA3/RDNA4 ISA guides, VOP3P
+// V_DOT4_U32_U8); clamp saturates the sum to 0xffffffff instead of wrapping (VOP3P clamp on an integer result).
+void v_dot4_u32_u8(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
+  const bool cl = o.clamp;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    uint64_t s = C[l];
+    for (unsigned k = 0; k < 4; ++k) s += uint64_t((A[l] >> (8 * k)) & 0xffu) * ((B[l] >> (8 * k)) & 0xffu);
+    return cl && s > 0xffffffffull ? 0xffffffffu : uint32_t(s);
+  });
+}
+
 // ---- VOPC --------------------------------------------------------------------------------------------------------
 // Comparison kinds, as the mnemonic spells them (RDNA4 ISA guide §7.? "VOPC"): the ordered float compares are false
 // when either operand is NaN, the n* forms are their negations (true on NaN), o/u test for ordered/unordered.
@@ -844,7 +887,10 @@ const std::vector<semantic>& table() {
         {"v_cvt_f64_u32", v_cvt_f64_u32, 1}, {"v_cvt_f64_i32", v_cvt_f64_i32, 1},
         {"v_cvt_f64_f32", v_cvt_f64_f32, 1, {ty::f32}}, {"v_cvt_f32_f64", v_cvt_f32_f64, 1, {ty::f64}},
         {"v_cvt_u32_f64", v_cvt_u32_f64, 1, {ty::f64}}, {"v_cvt_i32_f64", v_cvt_i32_f64, 1, {ty::f64}},
-        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1},
+        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1}, {"v_dot4_u32_u8", v_dot4_u32_u8, 1},
+        {"v_max_f32", v_max_f32, 1, {ty::f32, ty::f32}}, {"v_min_f32", v_min_f32, 1, {ty::f32, ty::f32}},
+        {"v_max3_f32", v_max3_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_min3_f32", v_min3_f32, 1, {ty::f32, ty::f32, ty::f32}},
         {"v_s_exp_f32", v_s_exp_f32, 1, {ty::f32}}, {"v_s_log_f32", v_s_log_f32, 1, {ty::f32}},
         {"v_s_rcp_f32", v_s_rcp_f32, 1, {ty::f32}}, {"v_s_rsq_f32", v_s_rsq_f32, 1, {ty::f32}},
         {"v_s_sqrt_f32", v_s_sqrt_f32, 1, {ty::f32}},

@@ -67,7 +67,7 @@ mode_t decide_mode() {
       return m;
     }
     m.problem = "TILEPROBE_HIP=" + v + ": the simulator does not execute " + (arch.empty() ? "an empty arch" : arch) +
-                " (TILEPROBE_HIP=sim runs gfx1201)";
+                " (it executes gfx1200, gfx1201, gfx1100, gfx1101 and gfx1102; TILEPROBE_HIP=sim is gfx1201)";
 #else
     m.problem = "TILEPROBE_HIP=" + v + ": this hip build was built without the simulator (configure found no "
                 "LLVM 19 with the AMDGPU target: install llvm-19-dev and reconfigure); unset TILEPROBE_HIP for the "
