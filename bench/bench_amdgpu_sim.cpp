@@ -1,20 +1,31 @@
-// The AMDGPU simulator's figures, side by side in one run (printed, never asserted):
-//   1. decode: per code object, instructions decoded, distinct mnemonics, and those without a handler (each would
+// The AMDGPU simulator's figures, side by side in one run (printed, never asserted; the issue #14 targets are named
+// next to the figures they concern):
+//   1. decode: per code object given, instructions decoded, distinct mnemonics, and those without a handler (each would
 //      stop a dispatch that reaches it);
-//   2. simulated wave-instructions per second on one core, on the machine tests' int_ops kernel;
-//   3. with --probe: a ck probe's fuzz loop (tile cases per second) on the cpu backend and on the simulator
-//      (TILEPROBE_HIP=sim, --backend hip), and their ratio.
+//   2. simulated wave-instructions per second on one core, on the machine tests' int_ops kernel (executed
+//      instructions: the no-ops the decoder links past, s_delay_alu / s_wait* / s_nop, are not counted);
+//   3. each ck probe's default run, wall clock of the whole process, on the cpu backend and on the simulator
+//      (TILEPROBE_HIP=sim:<arch>, --backend hip); target: <= 30 s on the simulator;
+//   4. each ck probe's fuzz loop (--fuzz N --case src=fuzz: the seeded random tiles only), per variant the probe's own
+//      cases/s (its --bench timing of the variant's batches: launches and judging, not process start-up or the
+//      one-time decode of the code objects, which section 3 includes), cpu and simulator side by side, and the ratio
+//      simulator/cpu; target: >= 1. Each figure is the best of --repeat runs (the host may be shared).
 //
-//   tp-bench-amdgpu-sim [--kernels test_kernels.gfx1201.hsaco] [--probe build/bin/probe-ck-phantom-fallback
-//                       --fuzz N] [code objects to survey ...]
+//   tp-bench-amdgpu-sim [--kernels test_kernels.<arch>.hsaco] [--probes DIR] [--arch gfx1201] [--fuzz N]
+//                       [--repeat R] [--no-probes] [code objects to survey ...]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/program.h"
@@ -54,7 +65,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 void wave_instruction_rate(const std::string& path) {
   std::unique_ptr<code_object> co = load_code_object(test::read_file(path));
   test::test_memory mem;
-  const uint32_t n = 64 * 256;
+  const uint32_t n = 64 * 1024;
   std::vector<uint32_t> in(3 * n);
   std::mt19937 rng(1);
   for (auto& x : in) x = rng();
@@ -65,45 +76,154 @@ void wave_instruction_rate(const std::string& path) {
   test::launch(*co, mem, k, {n / 64, 1, 1}, {64, 1, 1}, {din, dout, n});
   const double s = seconds_since(t0);
   const uint64_t wi = machine::executed_instructions(*co) - before;
-  std::printf("rate    int_ops, %u threads: %llu wave-instructions in %.3f s = %.2f M wave-instructions/s (one core)\n",
-              n, static_cast<unsigned long long>(wi), s, double(wi) / s / 1e6);
+  std::printf("rate    %s int_ops, %u threads: %llu wave-instructions in %.3f s = %.2f M wave-instructions/s "
+              "(one core)\n",
+              co->arch().c_str(), n, static_cast<unsigned long long>(wi), s, double(wi) / s / 1e6);
 }
 
-double timed_run(const std::string& cmd) {
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct run_result {
+  int exit_code = -1;
+  double wall = 0;
+  nlohmann::json report;
+};
+
+// One probe process; its JSON report read back. The environment picks the runtime: TILEPROBE_HIP unset for cpu.
+run_result run_probe(const std::string& probe, const std::string& sim, bool hip, const std::string& args) {
+  char tmpl[] = "/tmp/tp-bench-amdgpu-sim-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  close(fd);
+  const std::string json = tmpl;
+  const std::string cmd = std::string(hip ? "env TILEPROBE_HIP=" + sim + " " : "env -u TILEPROBE_HIP ") +
+                          quoted(probe) + " --backend " + (hip ? "hip" : "cpu") + " " + args +
+                          " --report json --out-json " + json + " >/dev/null 2>&1";
+  run_result r;
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = std::system(cmd.c_str());
-  const double s = seconds_since(t0);
-  std::printf("probe   %-100s exit %d, %.2f s\n", cmd.c_str(), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, s);
-  return s;
+  r.wall = seconds_since(t0);
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  std::ifstream f(json);
+  try {
+    if (f) r.report = nlohmann::json::parse(f);
+  } catch (const std::exception&) {
+  }
+  std::remove(json.c_str());
+  return r;
+}
+
+// The variants' cases/s of a --bench run, by name.
+std::map<std::string, std::pair<double, double>> variant_rates(const nlohmann::json& report) {
+  std::map<std::string, std::pair<double, double>> out;  // name -> (cases, seconds)
+  if (!report.contains("variants")) return out;
+  for (const auto& v : report["variants"]) {
+    const double cases = double(v.value("passed", 0ull) + v.value("failed", 0ull));
+    out[v.value("name", std::string("?"))] = {cases, v.value("seconds", 0.0)};
+  }
+  return out;
+}
+
+void probes(const std::string& dir, const std::string& sim, unsigned fuzz, unsigned repeat) {
+  const char* names[] = {"ck-phantom-fallback", "ck-nibble-overcount", "ck-idx-swap-xor"};
+  std::printf("\ndefault runs (wall clock of the process; best of %u)      cpu        simulator (%s)   target <= 30 s\n",
+              repeat, sim.c_str());
+  for (const char* name : names) {
+    const std::string probe = dir + "/probe-" + name;
+    if (access(probe.c_str(), X_OK) != 0) {
+      std::printf("  %-24s not built (%s)\n", name, probe.c_str());
+      continue;
+    }
+    run_result best_cpu, best_sim;
+    for (unsigned i = 0; i < repeat; ++i) {
+      const run_result c = run_probe(probe, sim, false, ""), s = run_probe(probe, sim, true, "");
+      if (i == 0 || c.wall < best_cpu.wall) best_cpu = c;
+      if (i == 0 || s.wall < best_sim.wall) best_sim = s;
+    }
+    std::printf("  %-52s %6.2f s (exit %d)  %6.2f s (exit %d)  %s\n", name, best_cpu.wall, best_cpu.exit_code,
+                best_sim.wall, best_sim.exit_code,
+                best_sim.exit_code == 0 ? (best_sim.wall <= 30 ? "met" : "MISSED") : "not judged (exit != 0)");
+  }
+  std::printf("\nfuzz loop (--fuzz %u --case src=fuzz --no-shrink --bench; per variant, best of %u)\n", fuzz, repeat);
+  std::printf("  %-24s %-22s %14s %14s %10s\n", "probe", "variant", "cpu cases/s", "sim cases/s", "sim/cpu");
+  const std::string args = "--fuzz " + std::to_string(fuzz) + " --seed 1 --case src=fuzz --no-shrink --bench";
+  double all_cpu_s = 0, all_sim_s = 0, all_cases = 0;
+  for (const char* name : names) {
+    const std::string probe = dir + "/probe-" + name;
+    if (access(probe.c_str(), X_OK) != 0) continue;
+    std::map<std::string, std::pair<double, double>> cpu, simr;
+    for (unsigned i = 0; i < repeat; ++i) {
+      for (auto& [hip, into] : {std::pair{false, &cpu}, std::pair{true, &simr}}) {
+        const run_result r = run_probe(probe, sim, hip, args);
+        if (r.exit_code != 0 && r.exit_code != 1) {
+          std::printf("  %-24s %s run exited %d: no figures\n", name, hip ? "simulator" : "cpu", r.exit_code);
+          continue;
+        }
+        for (const auto& [v, cs] : variant_rates(r.report)) {
+          auto [it, fresh] = into->emplace(v, cs);
+          if (!fresh && cs.second < it->second.second) it->second = cs;
+        }
+      }
+    }
+    for (const auto& [v, c] : cpu) {
+      const auto s = simr.find(v);
+      if (s == simr.end() || c.second <= 0 || s->second.second <= 0) continue;
+      const double rc = c.first / c.second, rs = s->second.first / s->second.second;
+      std::printf("  %-24s %-22s %14.0f %14.0f %10.2f\n", name, v.c_str(), rc, rs, rs / rc);
+      all_cases += c.first;
+      all_cpu_s += c.second;
+      all_sim_s += s->second.second;
+    }
+  }
+  if (all_cpu_s > 0 && all_sim_s > 0)
+    std::printf("  %-47s %14.0f %14.0f %10.2f   target >= 1: %s\n", "all variants of the three probes",
+                all_cases / all_cpu_s, all_cases / all_sim_s, all_cpu_s / all_sim_s,
+                all_cpu_s / all_sim_s >= 1 ? "met" : "MISSED");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string kernels = TP_SIM_BENCH_DEFAULT_KERNELS, probe;
-  unsigned fuzz = 200;
+  std::string kernels, dir = TP_SIM_BENCH_PROBE_DIR, arch = "gfx1201";
+  unsigned fuzz = 10000, repeat = 3;
+  bool with_probes = true;
   std::vector<std::string> objects;
+  const auto usage = [&] {
+    std::fprintf(stderr,
+                 "usage: %s [--kernels F.hsaco] [--probes DIR] [--arch gfx1201|gfx1100] [--fuzz N] [--repeat R] "
+                 "[--no-probes] [code objects ...]\n",
+                 argv[0]);
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--kernels" && i + 1 < argc) kernels = argv[++i];
-    else if (a == "--probe" && i + 1 < argc) probe = argv[++i];
-    else if (a == "--fuzz" && i + 1 < argc) fuzz = unsigned(std::stoul(argv[++i]));
-    else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: %s [--kernels F.hsaco] [--probe PROBE --fuzz N] [code objects ...]\n", argv[0]);
-      return 2;
-    } else objects.push_back(a);
+    const bool has_value = i + 1 < argc;
+    try {
+      if (a == "--kernels" && has_value) kernels = argv[++i];
+      else if (a == "--probes" && has_value) dir = argv[++i];
+      else if (a == "--arch" && has_value) arch = argv[++i];
+      else if (a == "--fuzz" && has_value) fuzz = unsigned(std::stoul(argv[++i]));
+      else if (a == "--repeat" && has_value) repeat = std::max(1u, unsigned(std::stoul(argv[++i])));
+      else if (a == "--no-probes") with_probes = false;
+      else if (a.rfind("--", 0) == 0) return usage();
+      else objects.push_back(a);
+    } catch (const std::exception&) {
+      return usage();
+    }
+  }
+  if (kernels.empty()) kernels = std::string(TP_SIM_BENCH_KERNELS_DIR) + "/test_kernels." + arch + ".hsaco";
+  if (!arch_supported(arch)) {
+    std::fprintf(stderr, "bench: --arch %s: the simulator does not execute it\n", arch.c_str());
+    return 2;
   }
   try {
     for (const std::string& o : objects) survey(o);
     wave_instruction_rate(kernels);
-    if (!probe.empty()) {
-      // Same cases on both backends: the fuzz loop's tile cases divided by the run's wall time.
-      const std::string args = " --variant upstream,fixed --fixture none --fuzz " + std::to_string(fuzz) + " --seed 1 >/dev/null";
-      const double cpu = timed_run(probe + " --backend cpu" + args);
-      const double sim = timed_run("TILEPROBE_HIP=sim " + probe + " --backend hip" + args);
-      std::printf("fuzz    %u cases x 2 variants: cpu %.1f cases/s, simulator %.1f cases/s, simulator/cpu = %.2f\n", fuzz,
-                  2.0 * fuzz / cpu, 2.0 * fuzz / sim, cpu / sim);
-    }
+    if (with_probes) probes(dir, "sim:" + arch, fuzz, repeat);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());
     return 3;

@@ -83,6 +83,19 @@
   #define TP_UNROLL
 #endif
 
+// Code that is not per variant but is compiled by several backends into one binary (a kernel template in a shared
+// namespace, instantiated by the cpu and the hip object of the hip build) goes into this inline namespace, as
+// simt/host.h does for the host classes. A `__global__` function's host symbol is a different kind of thing per
+// backend (CPU: the function; clang HIP: a kernel handle variable the launch loads the stub address from), so under
+// one mangled name the linker keeps one of the two and the other backend's launch jumps through the wrong bytes.
+#if TP_BACKEND_CPU
+  #define TP_BACKEND_NS cpu_backend
+#elif TP_BACKEND_CUDA
+  #define TP_BACKEND_NS cuda_backend
+#else
+  #define TP_BACKEND_NS hip_backend
+#endif
+
 // Each variant of a kernel family compiles into its own namespace (cmake/variants.cmake defines these).
 #ifndef TP_VARIANT_NS
   #define TP_VARIANT_NS tp_variant_default

@@ -1,6 +1,6 @@
 // One-instruction kernels: each lane loads its own operand registers, the wave runs one matrix op, each lane stores
 // its D registers. Used by the host table of software ops (wave_op_table.cu: tests/isa, tools/isa-differential,
-// probe swmmac-sweep) and the device-only AMDGPU build that checks the emitted instructions (amdgpu_instances.cu).
+// probe swmmac-sweep), one instance set per backend linked into the binary.
 //
 // Buffers are per-lane register words: lane l's register r of an operand with R registers is word l*R + r. The index
 // buffer has one word per lane (dense ops ignore it). A block is one wave; wave_op_kernel's grid is one block,
@@ -108,6 +108,9 @@ TP_DEVICE void store_lane_words(gmem<uint32_t> buf, unsigned lane, const T& t) {
   for (unsigned r = 0; r < words; ++r) buf.st(lane * words + r, w[r]);
 }
 
+// One copy per backend of the binary (the hip build links the cpu and the hip table): see TP_BACKEND_NS.
+inline namespace TP_BACKEND_NS {
+
 template <class Op>
 TP_GLOBAL void wave_op_kernel(gmem<uint32_t> a, gmem<uint32_t> b, gmem<uint32_t> c, gmem<uint32_t> index,
                               gmem<uint32_t> d) {
@@ -136,4 +139,5 @@ TP_GLOBAL void wave_op_batch_kernel(gmem<uint32_t> a, gmem<uint32_t> b, gmem<uin
   store_lane_words(d + first_lane * c_words, l, Op::run(av, bv, cv, iv));
 }
 
+}  // inline namespace TP_BACKEND_NS
 }  // namespace tp::mma

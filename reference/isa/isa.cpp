@@ -49,7 +49,9 @@ struct accumulator {
     else facc += a * b;                                       // product exact in fp64 for every A/B format here
   }
   std::uint32_t result() const {
-    if (!integer) return std::bit_cast<std::uint32_t>(float(facc));
+    // A NaN result is the canonical quiet NaN: payload and sign are not modelled (README assumption 3), and the
+    // host's would depend on the operand order the compiler picked for a commutative add or multiply.
+    if (!integer) return facc != facc ? 0x7fc00000u : std::bit_cast<std::uint32_t>(float(facc));
     if (clamp) {
       if (iacc > std::numeric_limits<std::int32_t>::max()) return std::uint32_t(std::numeric_limits<std::int32_t>::max());
       if (iacc < std::numeric_limits<std::int32_t>::min()) return std::uint32_t(std::numeric_limits<std::int32_t>::min());
@@ -235,8 +237,8 @@ code_matrix execute_dense(instr in, const code_matrix& a, const code_matrix& b, 
   return d;
 }
 
-wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
-                  const modifiers& m) {
+wave_regs execute_by_parts(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c,
+                           const wave_regs& index, const modifiers& m) {
   const auto& f = info(in);
   check_modifiers(in, m);
   const code_matrix bm = read_b(in, b), cm = read_d(in, c);
@@ -244,6 +246,150 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
                                   : execute_dense(in, read_dense_a(in, a), bm, cm, m);
   wave_regs d = make_d_regs(in);
   place_d(in, dm, d);
+  return d;
+}
+
+namespace {
+
+// execute() sits in the inner loop of the AMDGPU simulator and the differential tools (one call per simulated matrix
+// instruction), where execute_by_parts spends its time asking the layout functions for the same cells and decoding
+// the same codes over and over. The plan below is their answers, computed once per instruction: the cell of every
+// operand element (the first replica, as read_dense_a / read_b read), and element_value of every code of the 4-, 8-
+// and 16-bit formats. The arithmetic is execute_sparse's / execute_dense's: the same accumulator, the same order.
+// tests/isa checks execute() against execute_by_parts on random registers for every instruction and modifier.
+struct cell {
+  std::uint16_t word;  // lane * vgprs + vgpr in wave_regs::words()
+  std::uint8_t lo;
+  std::uint32_t mask;
+  std::uint32_t of(std::span<const std::uint32_t> w) const { return (w[word] >> lo) & mask; }
+};
+cell cell_of(const reg_loc& at, unsigned vgprs) {
+  return {std::uint16_t(at.lane * vgprs + at.vgpr), std::uint8_t(at.bit_lo), mask_of(at)};
+}
+
+struct plan {
+  std::vector<cell> a;                    // sparse: [(i*groups + g)*2 + s]; dense: [i*k + kk]
+  std::vector<std::vector<cell>> fields;  // sparse: per index_key, [i*groups + g]
+  std::vector<cell> b;                    // [kk*n + j]
+  std::vector<cell> d;                    // [i*n + j], also C
+};
+
+plan make_plan(instr in) {
+  const auto& f = info(in);
+  plan p;
+  if (f.sparse) {
+    for (unsigned i = 0; i < f.m; ++i)
+      for (unsigned g = 0; g < f.k / 4; ++g)
+        for (unsigned s = 0; s < 2; ++s) p.a.push_back(cell_of(a_slot_loc(in, i, g, s), f.a_vgprs));
+    for (unsigned key = 0; key < f.index_keys; ++key) {
+      p.fields.emplace_back();
+      for (unsigned i = 0; i < f.m; ++i)
+        for (unsigned g = 0; g < f.k / 4; ++g) p.fields.back().push_back(cell_of(index_field_loc(in, i, g, key), 1));
+    }
+  } else {
+    for (unsigned i = 0; i < f.m; ++i)
+      for (unsigned k = 0; k < f.k; ++k) p.a.push_back(cell_of(a_locs(in, i, k).front(), f.a_vgprs));
+  }
+  for (unsigned k = 0; k < f.k; ++k)
+    for (unsigned j = 0; j < f.n; ++j) p.b.push_back(cell_of(b_locs(in, k, j).front(), f.b_vgprs));
+  for (unsigned i = 0; i < f.m; ++i)
+    for (unsigned j = 0; j < f.n; ++j) p.d.push_back(cell_of(d_loc(in, i, j), f.d_vgprs));
+  return p;
+}
+
+const plan& plan_of(instr in) {
+  static const std::vector<plan> plans = [] {
+    std::vector<plan> v(all_instrs.size());
+    for (instr i : all_instrs) v[std::size_t(i)] = make_plan(i);
+    return v;
+  }();
+  return plans[std::size_t(in)];
+}
+
+// element_value of every code of a 4/8/16-bit format, per signedness (integers) or once (floats).
+const std::vector<double>& values_of(elem e, bool is_signed) {
+  static const auto tables = [] {
+    std::vector<std::vector<double>> t(2 * 8);
+    for (elem x : {elem::iu4, elem::iu8, elem::fp8, elem::bf8, elem::f16, elem::bf16})
+      for (bool sg : {false, true}) {
+        auto& v = t[2 * std::size_t(x) + sg];
+        v.resize(std::size_t(1) << bits_of(x));
+        for (std::uint32_t code = 0; code < v.size(); ++code) v[code] = element_value(x, code, sg);
+      }
+    return t;
+  }();
+  return tables[2 * std::size_t(e) + is_signed];
+}
+
+}  // namespace
+
+wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
+                  const modifiers& m) {
+  const auto& f = info(in);
+  check_modifiers(in, m);
+  check_regs(a, f.a_vgprs, "A", in);
+  check_regs(b, f.b_vgprs, "B", in);
+  check_regs(c, f.d_vgprs, "C/D", in);
+  if (f.sparse) check_regs(index, 1, "index", in);
+  const plan& p = plan_of(in);
+  const std::vector<double>& av = values_of(f.a, signed_a(in, m));
+  const std::vector<double>& bv = values_of(f.b, signed_b(in, m));
+  const auto aw = a.words(), bw = b.words(), cw = c.words(), iw = index.words();
+  // B decoded once, row k contiguous over j: the j loop below runs over the 16 columns of one row.
+  if (f.k > 64 || f.n != 16) throw std::logic_error("isa::execute: the tables assume K <= 64, N = 16");
+  double brow[64 * 16];
+  for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv[p.b[x].of(bw)];
+  wave_regs d = make_d_regs(in);
+  const auto dw = d.words();
+  const unsigned groups = f.k / 4;
+  const unsigned terms = f.sparse ? 2 * groups : f.k;
+  const bool integer = is_integer(f.d);
+  for (unsigned i = 0; i < f.m; ++i) {
+    // Row i of A: its values, and (sparse) the K position each pairs with.
+    double arow[64];
+    unsigned krow[64];
+    if (f.sparse) {
+      const std::vector<cell>& fields = p.fields[m.index_key];
+      for (unsigned g = 0; g < groups; ++g) {
+        const std::uint32_t nibble = fields[i * groups + g].of(iw);
+        for (unsigned s = 0; s < 2; ++s) {
+          arow[2 * g + s] = av[p.a[(i * groups + g) * 2 + s].of(aw)];
+          krow[2 * g + s] = 4 * g + ((nibble >> (2 * s)) & 3u);
+        }
+      }
+    } else {
+      for (unsigned k = 0; k < f.k; ++k) {
+        arow[k] = av[p.a[i * f.k + k].of(aw)];
+        krow[k] = k;
+      }
+    }
+    // One accumulator per column of row i, each summed in accumulator::add's order (terms ascending), the two forms
+    // spelled out so the loops carry no branch; the columns are independent, so the j loop vectorizes.
+    std::int64_t iacc[16];
+    double facc[16];
+    for (unsigned j = 0; j < f.n; ++j) {
+      const accumulator start(in, p.d[i * f.n + j].of(cw), m.clamp);
+      iacc[j] = start.iacc;
+      facc[j] = start.facc;
+    }
+    for (unsigned t = 0; t < terms; ++t) {
+      const double* bk = brow + krow[t] * f.n;
+      if (integer) {
+        const std::int64_t a = std::int64_t(arow[t]);
+        for (unsigned j = 0; j < 16; ++j) iacc[j] += a * std::int64_t(bk[j]);
+      } else {
+        const double a = arow[t];
+        for (unsigned j = 0; j < 16; ++j) facc[j] += a * bk[j];
+      }
+    }
+    for (unsigned j = 0; j < f.n; ++j) {
+      const cell& dc = p.d[i * f.n + j];
+      accumulator acc(in, 0u, m.clamp);
+      acc.iacc = iacc[j];
+      acc.facc = facc[j];
+      dw[dc.word] = (dw[dc.word] & ~(dc.mask << dc.lo)) | (acc.result() << dc.lo);
+    }
+  }
   return d;
 }
 

@@ -167,6 +167,10 @@ code_matrix execute_dense(instr in, const code_matrix& a, const code_matrix& b, 
 // Register-level execution: read the operands with the instruction's layout, execute, place D.
 wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
                   const modifiers& m);
+// The same, spelled as that composition (read_* -> execute_sparse / execute_dense -> place_d); execute() computes it
+// from per-instruction tables of the same layout functions, for speed. tests/isa holds the two equal.
+wave_regs execute_by_parts(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c,
+                           const wave_regs& index, const modifiers& m);
 
 // Throws std::invalid_argument with a one-line message when a modifier is illegal for the instruction.
 void check_modifiers(instr in, const modifiers& m);

@@ -7,10 +7,15 @@
 //     bit ranges; we use those definitions rather than restating them).
 //   "Code Object Metadata" (V4/V5): amdhsa.kernels[] with .name, .symbol, .kernarg_segment_size, .args[] ...
 //   "Initial Kernel Execution State": user SGPRs in the order private segment buffer (4), dispatch ptr (2), queue ptr
-//     (2), kernarg segment ptr (2), dispatch id (2), flat scratch init (2), private segment size (1); then (targets
-//     without architected SGPRs) the enabled workgroup IDs X/Y/Z. GFX12 has architected SGPRs: the workgroup IDs are
-//     in TTMP9 (X) and TTMP7 (Y in [15:0], Z in [31:16]). GFX11+ deliver the work-item IDs packed in v0: X in [9:0],
-//     Y in [19:10], Z in [29:20], as many as ENABLE_VGPR_WORKITEM_ID says (0: X, 1: X Y, 2: X Y Z).
+//     (2), kernarg segment ptr (2), dispatch id (2), flat scratch init (2), private segment size (1), USER_SGPR_COUNT
+//     of them in all; then (targets without architected SGPRs: GFX11) the system SGPRs, each present when its
+//     COMPUTE_PGM_RSRC2 bit is set: workgroup ID X, Y, Z (ENABLE_SGPR_WORKGROUP_ID_X/Y/Z), workgroup info, private
+//     segment wavefront offset (ENABLE_PRIVATE_SEGMENT). GFX12 has architected SGPRs: the workgroup IDs are in TTMP9
+//     (X) and TTMP7 (Y in [15:0], Z in [31:16]). GFX11+ deliver the work-item IDs packed in v0 ("Packed work-item
+//     IDs" in the processor table): X in [9:0], Y in [19:10], Z in [29:20], as many as ENABLE_VGPR_WORKITEM_ID says
+//     (0: X, 1: X Y, 2: X Y Z).
+//   "Processors" table: GFX11 and GFX12 have "Architected flat scratch": the hardware sets the wave's scratch base,
+//     scratch_* instructions address the lane's private memory from it, and no user SGPR carries it.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -118,7 +123,8 @@ void loaded_code_object::load(std::span<const uint8_t> bytes) {
   if (obj.getELFFile().getHeader().e_machine != llvm::ELF::EM_AMDGPU) throw sim_error("ELF code object is not for AMDGPU (e_machine)");
   if (auto cpu = obj.tryGetCPUName()) arch_ = cpu->str();
   if (arch_.empty()) throw sim_error("code object names no AMDGPU processor (e_flags)");
-  if (!arch_supported(arch_)) throw sim_error("the simulator does not execute " + arch_ + " (it models gfx1201)");
+  if (!arch_supported(arch_))
+    throw sim_error("the simulator does not execute " + arch_ + " (it models gfx1200/gfx1201 and gfx1100-gfx1102)");
 
   // .text, and every section by address (for the descriptors in .rodata).
   std::span<const uint8_t> text;
@@ -237,8 +243,22 @@ void loaded_code_object::check_launchable(const kernel_entry& k, const dispatch&
     throw sim_error(who + "the kernel reads the dispatch packet and the launch gave none (dispatch_packet_address 0)");
   if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO))
     throw sim_error(who + "the workgroup info SGPR is not modelled");
-  if (!has_architected_sgprs(arch_))
-    throw sim_error(who + arch_ + "'s SGPR workgroup-ID delivery is not modelled yet");
+  if (!has_architected_sgprs(arch_)) {
+    // GFX6-GFX11 descriptors carry the IEEE and DX10 clamp mode bits (AMDGPUUsage "compute_pgm_rsrc1"); the model's
+    // gfx11 v_max/v_min follow IEEE mode (RDNA3 ISA guide, V_MAX_F32 "if WAVE_MODE.IEEE") and its clamp turns NaN into
+    // 0 (DX10 clamp), the settings every compute kernel gets.
+    if (!AMDHSA_BITS_GET(r1, kd::COMPUTE_PGM_RSRC1_GFX6_GFX11_ENABLE_IEEE_MODE))
+      throw sim_error(who + "IEEE mode off (COMPUTE_PGM_RSRC1.ENABLE_IEEE_MODE 0) is not modelled");
+    if (!AMDHSA_BITS_GET(r1, kd::COMPUTE_PGM_RSRC1_GFX6_GFX11_ENABLE_DX10_CLAMP))
+      throw sim_error(who + "DX10 clamp off (COMPUTE_PGM_RSRC1.ENABLE_DX10_CLAMP 0) is not modelled");
+    const unsigned system = AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT) +
+                            AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_X) +
+                            AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y) +
+                            AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z) +
+                            AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT);
+    if (system > sreg::vcc_lo)
+      throw sim_error(who + std::to_string(system) + " initial SGPRs do not fit the SGPR file");
+  }
   const dim3u b = d.block_threads;
   if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > 1024 || b.y > 1024 || b.z > 1024 || uint64_t(b.x) * b.y * b.z > 1024)
     throw sim_error(who + "block " + std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z) +
@@ -261,6 +281,7 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
   const bool dispatch_ptr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR;
   const bool kernarg_ptr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR;
   const bool private_size_sgpr = props & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_SIZE;
+  const bool architected = has_architected_sgprs(arch_);
   const unsigned expected_user = (dispatch_ptr ? 2u : 0u) + (kernarg_ptr ? 2u : 0u) + (private_size_sgpr ? 1u : 0u);
   if (user_sgprs < expected_user)
     throw sim_error("kernel " + k.info.name + ": USER_SGPR_COUNT " + std::to_string(user_sgprs) +
@@ -310,9 +331,20 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
             w.s[s++] = uint32_t(d.kernarg_address >> 32);
           }
           if (private_size_sgpr) w.s[s++] = desc.private_segment_fixed_size;
-          // gfx12: architected workgroup IDs (see the file comment).
-          w.s[sreg::ttmp0 + 9] = gx;
-          w.s[sreg::ttmp0 + 7] = (gy & 0xffffu) | (gz << 16);
+          if (architected) {
+            // gfx12: architected workgroup IDs (see the file comment).
+            w.s[sreg::ttmp0 + 9] = gx;
+            w.s[sreg::ttmp0 + 7] = (gy & 0xffffu) | (gz << 16);
+          } else {
+            // gfx11: the system SGPRs after the USER_SGPR_COUNT user SGPRs (checked to fit in check_launchable). The
+            // private segment wavefront offset is the wave's offset into the queue's scratch; this model gives each
+            // lane its own private memory, so it is 0 (architected flat scratch: the code does not read it).
+            unsigned sys = user_sgprs;
+            if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_X)) w.s[sys++] = gx;
+            if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y)) w.s[sys++] = gy;
+            if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z)) w.s[sys++] = gz;
+            if (AMDHSA_BITS_GET(r2, kd::COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT)) w.s[sys++] = 0;
+          }
           uint32_t exec = 0;
           for (unsigned l = 0; l < wave_lanes; ++l) {
             const unsigned t = wi * wave_lanes + l;

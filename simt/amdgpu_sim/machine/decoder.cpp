@@ -361,8 +361,9 @@ struct decoder {
         if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
       } else if (key == "neg_hi") {
         if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
-      } else if (key == "scope" || key == "th" || key == "nv") {
-        // Cache scope / temporal hints: the model has one coherent memory (see README: memory model).
+      } else if (key == "scope" || key == "th" || key == "nv" || key == "glc" || key == "slc" || key == "dlc") {
+        // Cache scope / temporal hints (gfx12 scope:/th:, gfx11 glc/slc/dlc: RDNA3 ISA guide "Memory scope" cache
+        // controls): the model has one coherent memory (see README: memory model).
       } else {
         return "unimplemented modifier " + std::string(mod) + " of " + d.mnemonic;
       }
@@ -479,9 +480,16 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
   prog.ops.push_back(end);
   prog.text.push_back("<end of .text>");
   // Resolve fall-through and branch targets to op indices (SOPP: target = PC + 4 + simm16 * 4, RDNA4 ISA guide §4.4).
+  // Both skip the no-op instructions that follow (a tenth of what clang emits for gfx12 is s_delay_alu alone): they
+  // stay in the program (an entry point or diagnostic may name them) but are never dispatched, and are not counted
+  // in executed_instructions.
+  std::vector<uint32_t> live_from(prog.ops.size());  // the first op at or after i that is not a no-op
+  live_from.back() = uint32_t(prog.ops.size() - 1);
+  for (std::size_t i = prog.ops.size() - 1; i-- > 0;)
+    live_from[i] = is_no_op_handler(prog.ops[i].exec) ? live_from[i + 1] : uint32_t(i);
   for (std::size_t i = 0; i + 1 < prog.ops.size(); ++i) {
     op& o = prog.ops[i];
-    o.next = uint32_t(i + 1);
+    o.next = live_from[i + 1];
     const std::string_view m = strip_encoding(prog.mnemonics[o.mnemonic]);
     if (o.exec != exec_unimplemented && o.exec != exec_undecodable && is_branch(m)) {
       const int64_t dest = int64_t(o.pc) + 4 + int64_t(o.imm) * 4;
@@ -490,7 +498,7 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
         o.exec = exec_undecodable;  // a branch into the middle of an instruction or out of .text
         prog.text[i] += "    ; branch target outside the decoded instructions";
       } else {
-        o.target = uint32_t(idx);
+        o.target = live_from[std::size_t(idx)];
       }
     }
   }

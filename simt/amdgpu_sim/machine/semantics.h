@@ -34,6 +34,9 @@ std::span<const semantic> matrix_semantics();
 void exec_unimplemented(wave& w, const op& o);
 void exec_undecodable(wave& w, const op& o);
 void exec_vopd(wave& w, const op& o);
+// The handler of the instructions that change nothing in this model (wait counters, s_nop, s_delay_alu, s_clause, ...):
+// the decoder links fall-through and branch targets past them.
+bool is_no_op_handler(handler h);
 
 // Matrix instructions: gfx11 and gfx12 share mnemonics with different operand layouts, so the decoder asks for the
 // reference/isa instruction id by arch (false: the model has no such instruction for this arch).

@@ -1,9 +1,10 @@
 // Memory: scalar loads (SMEM), global/flat/scratch (VMEM "FLAT" family) and LDS (DS) (RDNA4 ISA guide chapter 6
 // "Scalar memory operations", chapter 10 "Flat, scratch and global memory operations", chapter 11 "Data share
 // operations"). Every access completes before the next instruction (the wait counters are no-ops, see
-// semantics_salu.cpp), lanes are processed in ascending order, and every global access goes through global_memory so
+// semantics_salu.cpp), lanes are processed in ascending order (the set bits of EXEC, lowest first), and every global access goes through global_memory so
 // the runtime checks it against its allocations. LDS and private accesses outside their segments stop the dispatch
 // (hardware would drop or zero them silently: a check the hardware cannot give).
+#include <bit>
 #include <cstring>
 #include <deque>
 #include <string>
@@ -68,16 +69,24 @@ lane_target address(const wave& w, const op& o, const operand& vaddr, const oper
   }
 }
 
-uint8_t* lds_at(const wave& w, const op& o, uint64_t addr, uint32_t bytes) {
-  if (addr + bytes > w.wg->lds.size())
-    fail(w, o, "LDS access of " + std::to_string(bytes) + " bytes at " + hex(addr) + " outside the workgroup's " +
-                   std::to_string(w.wg->lds.size()) + " bytes");
+// The checks run per lane and inline; building the message is out of line (a stop, never the common path).
+[[noreturn, gnu::cold, gnu::noinline]] void lds_fault(const wave& w, const op& o, uint64_t addr, uint32_t bytes) {
+  fail(w, o, "LDS access of " + std::to_string(bytes) + " bytes at " + hex(addr) + " outside the workgroup's " +
+                 std::to_string(w.wg->lds.size()) + " bytes");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void private_fault(const wave& w, const op& o, unsigned lane, uint64_t addr,
+                                                          uint32_t bytes) {
+  fail(w, o, "private (scratch) access of " + std::to_string(bytes) + " bytes at " + hex(addr) + " outside lane " +
+                 std::to_string(lane) + "'s " + std::to_string(w.private_bytes) + " bytes");
+}
+inline uint8_t* lds_at(const wave& w, const op& o, uint64_t addr, uint32_t bytes) {
+  if (addr + bytes > w.wg->lds.size()) [[unlikely]]
+    lds_fault(w, o, addr, bytes);
   return const_cast<uint8_t*>(w.wg->lds.data()) + addr;
 }
-uint8_t* private_at(wave& w, const op& o, unsigned lane, uint64_t addr, uint32_t bytes) {
-  if (addr + bytes > w.private_bytes)
-    fail(w, o, "private (scratch) access of " + std::to_string(bytes) + " bytes at " + hex(addr) + " outside lane " +
-                   std::to_string(lane) + "'s " + std::to_string(w.private_bytes) + " bytes");
+inline uint8_t* private_at(wave& w, const op& o, unsigned lane, uint64_t addr, uint32_t bytes) {
+  if (addr + bytes > w.private_bytes) [[unlikely]]
+    private_fault(w, o, lane, addr, bytes);
   return w.scratch.data() + std::size_t(lane) * w.private_bytes + addr;
 }
 
@@ -124,12 +133,30 @@ inline void fetch(const wave& w, uint16_t reg, unsigned l, uint8_t* p, uint32_t 
   std::memcpy(p, &v, bytes);
 }
 
+// Scratch: every lane's address is offset + saddr (uniform) + its vaddr (when present), into its own private
+// memory; the uniform part is formed once per instruction.
+inline uint64_t scratch_base(const wave& w, const op& o, const operand* saddr) {
+  uint64_t a = uint64_t(int64_t(o.offset));
+  if (saddr && saddr->kind == opnd::sgpr) a += w.s[saddr->reg];
+  return a;
+}
+
 template <space S>
 void vmem_load(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 2) ? nullptr : &o.src[1];
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
+  if constexpr (S == space::scratch) {
+    const uint64_t base = scratch_base(w, o, saddr);
+    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
+      deliver(w, o.dst[0].reg, l, private_at(w, o, l, a, bytes), wd);
+    }
+    return;
+  }
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);
     deliver(w, o.dst[0].reg, l, target_ptr(w, o, t, l, bytes, false), wd);
   }
@@ -138,8 +165,18 @@ template <space S>
 void vmem_store(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 3) ? nullptr : &o.src[2];
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
+  if constexpr (S == space::scratch) {
+    const uint64_t base = scratch_base(w, o, saddr);
+    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
+      fetch(w, o.src[1].reg, l, private_at(w, o, l, a, bytes), wd);
+    }
+    return;
+  }
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);
     fetch(w, o.src[1].reg, l, target_ptr(w, o, t, l, bytes, true), wd);
   }
@@ -153,23 +190,25 @@ inline uint8_t* lds_lane(wave& w, const op& o, uint32_t addr, uint32_t bytes, bo
 // ds_load_* vdst, vaddr [offset:N]: address = vaddr + offset.
 void ds_load(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    if ((e >> l) & 1u)
-      deliver(w, o.dst[0].reg, l, lds_lane(w, o, w.v[o.src[0].reg][l] + uint32_t(o.offset), bytes, false), wd);
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
+    deliver(w, o.dst[0].reg, l, lds_lane(w, o, w.v[o.src[0].reg][l] + uint32_t(o.offset), bytes, false), wd);
+  }
 }
 // ds_store_* vaddr, vdata [offset:N].
 void ds_store(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    if ((e >> l) & 1u)
-      fetch(w, o.src[1].reg, l, lds_lane(w, o, w.v[o.src[0].reg][l] + uint32_t(o.offset), bytes, true), wd);
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
+    fetch(w, o.src[1].reg, l, lds_lane(w, o, w.v[o.src[0].reg][l] + uint32_t(o.offset), bytes, true), wd);
+  }
 }
 // ds_load_2addr_bN vdst, vaddr offset0:a offset1:b: two elements at vaddr + a*size and vaddr + b*size (stride64
 // forms: * 64 * size).
 void ds_load_2addr(wave& w, const op& o) {
   const uint32_t e = w.exec(), size = o.variant & 0xffu, scale = (o.variant >> 16) ? 64u * size : size;
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
     const uint32_t base = w.v[o.src[0].reg][l];
     deliver(w, o.dst[0].reg, l, lds_lane(w, o, base + uint32_t(o.offset) * scale, size, false), size);
     deliver(w, uint16_t(o.dst[0].reg + size / 4), l, lds_lane(w, o, base + o.offset1 * scale, size, false), size);
@@ -177,8 +216,8 @@ void ds_load_2addr(wave& w, const op& o) {
 }
 void ds_store_2addr(wave& w, const op& o) {
   const uint32_t e = w.exec(), size = o.variant & 0xffu, scale = (o.variant >> 16) ? 64u * size : size;
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
     const uint32_t base = w.v[o.src[0].reg][l];
     fetch(w, o.src[1].reg, l, lds_lane(w, o, base + uint32_t(o.offset) * scale, size, true), size);
     fetch(w, o.src[2].reg, l, lds_lane(w, o, base + o.offset1 * scale, size, true), size);
@@ -217,8 +256,8 @@ template <bool rtn, typename F>
 void ds_rmw(wave& w, const op& o, F f) {
   const uint32_t e = w.exec();
   const unsigned a_idx = 0, d_idx = 1;
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
+  for (uint32_t m = e; m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
     uint8_t* p = lds_lane(w, o, w.v[o.src[a_idx].reg][l] + uint32_t(o.offset), 4, true);
     uint32_t old;
     std::memcpy(&old, p, 4);

@@ -436,4 +436,6 @@ constexpr semantic table[] = {
 
 std::span<const semantic> salu_semantics() { return table; }
 
+bool is_no_op_handler(handler h) { return h == no_op; }
+
 }  // namespace tp::amdgpu_sim::machine

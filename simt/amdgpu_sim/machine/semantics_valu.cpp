@@ -8,8 +8,10 @@
 // library builds with -ffp-contract=off, so a*b+c is never fused where the ISA rounds twice). NaN payloads are
 // whatever the host produces; the probes compare NaN by class, not by payload.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
@@ -62,20 +64,53 @@ inline void lanes16(wave& w, const op& o, F r) {
 inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f); }
 
 // ---- integer, 32-bit -------------------------------------------------------------------------------------------
-#define VOP_U32_1(name, ...)                                          \
-  void name(wave& w, const op& o) {                                    \
-    const lane_ref A = read(w, o.src[0]);                              \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l]; __VA_ARGS__; }); \
+// Lane loops the host compiler vectorizes: a source is a VGPR row (stride 1) or one value for every lane (an SGPR or
+// a constant, stride 0), and the stride is a template argument chosen per execution from the operands; the results go
+// to a local row first (no aliasing with the sources), then to the lanes EXEC selects.
+inline constexpr auto lane_bits = [] {
+  std::array<uint32_t, wave_lanes> b{};
+  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
+  return b;
+}();
+template <unsigned SA, unsigned SB, unsigned SC, typename F>
+inline void map32_strided(uint32_t* d, uint32_t e, const uint32_t* a, const uint32_t* b, const uint32_t* c, F f) {
+  uint32_t r[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) r[l] = f(a[l * SA], b[l * SB], c[l * SC]);
+  if (e == 0xffffffffu) {
+    std::memcpy(d, r, sizeof r);
+    return;
   }
-#define VOP_U32_2(name, ...)                                                              \
-  void name(wave& w, const op& o) {                                                        \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l]; __VA_ARGS__; }); \
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+}
+template <typename F>
+inline void map32(wave& w, const op& o, unsigned nsrc, F f) {
+  const lane_ref A = read(w, o.src[0]);
+  const lane_ref B = nsrc > 1 ? read(w, o.src[1]) : A;
+  const lane_ref C = nsrc > 2 ? read(w, o.src[2]) : A;
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  switch ((A.stride ? 4u : 0u) | (B.stride ? 2u : 0u) | (C.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 0>(d, e, A.p, B.p, C.p, f);
+    case 1: return map32_strided<0, 0, 1>(d, e, A.p, B.p, C.p, f);
+    case 2: return map32_strided<0, 1, 0>(d, e, A.p, B.p, C.p, f);
+    case 3: return map32_strided<0, 1, 1>(d, e, A.p, B.p, C.p, f);
+    case 4: return map32_strided<1, 0, 0>(d, e, A.p, B.p, C.p, f);
+    case 5: return map32_strided<1, 0, 1>(d, e, A.p, B.p, C.p, f);
+    case 6: return map32_strided<1, 1, 0>(d, e, A.p, B.p, C.p, f);
+    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, C.p, f);
   }
-#define VOP_U32_3(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
-    lanes32(w, o, [&](unsigned l) -> uint32_t { const uint32_t a = A[l], b = B[l], c = C[l]; __VA_ARGS__; }); \
+}
+#define VOP_U32_1(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 1, [](uint32_t a, uint32_t, uint32_t) -> uint32_t { __VA_ARGS__; });                  \
+  }
+#define VOP_U32_2(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 2, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { __VA_ARGS__; });                \
+  }
+#define VOP_U32_3(name, ...)                                                                         \
+  void name(wave& w, const op& o) {                                                                   \
+    map32(w, o, 3, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { __VA_ARGS__; });              \
   }
 
 inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
@@ -158,10 +193,25 @@ void v_mbcnt_hi_u32_b32(wave& w, const op& o) {
 }
 // v_cndmask_b32 D, S0, S1, mask: S1 where the lane's mask bit is set. Float neg/abs apply to S0/S1 (VOP3).
 void v_cndmask_b32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t m = read(w, o.src[2])[0];
   const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
-  lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
+  if (ma || mb) {
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+    lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
+    return;
+  }
+  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word.
+  uint32_t sel[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) sel[l] = (m & lane_bits[l]) ? 0xffffffffu : 0u;
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  uint32_t* d = vdst(w, o.dst[0]);
+  const auto f = [](uint32_t a, uint32_t b, uint32_t s) { return (b & s) | (a & ~s); };
+  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
+    case 1: return map32_strided<0, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
+    case 2: return map32_strided<1, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
+    default: return map32_strided<1, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
+  }
 }
 
 // ---- lane masks (carry-outs) -----------------------------------------------------------------------------------
@@ -169,57 +219,53 @@ inline void write_mask(wave& w, const operand& dst, uint32_t mask) { w.s[dst.reg
 
 // v_add_co_u32 D, sdst, S0, S1: D = S0 + S1, carry into sdst's lane bit. sub: borrow = S1 > S0. ci forms add the
 // lane's bit of the third source.
+// Every lane computes (no branch per lane); EXEC selects what is written, and inactive lanes' carry bits are 0.
 template <int kind>  // 0 add, 1 sub, 2 subrev
 void add_co(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t e = w.exec();
-  uint32_t* d = vdst(w, o.dst[0]);
-  uint32_t carry = 0;
+  uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
     uint32_t a = A[l], b = B[l];
     if (kind == 2) std::swap(a, b);
-    uint32_t r;
-    bool c;
     if (kind == 0) {
-      const uint64_t s = uint64_t(a) + b;
-      r = uint32_t(s);
-      c = (s >> 32) != 0;
+      r[l] = a + b;
+      c[l] = r[l] < a;  // carry out of the 32-bit add
     } else {
-      r = a - b;
-      c = b > a;
+      r[l] = a - b;
+      c[l] = b > a;  // borrow
     }
-    d[l] = r;
-    carry |= uint32_t(c) << l;
   }
-  write_mask(w, o.dst[1], carry);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) carry |= c[l] << l;
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+  write_mask(w, o.dst[1], carry & e);
 }
 template <int kind>
 void add_co_ci(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t cin = read(w, o.src[2])[0];
   const uint32_t e = w.exec();
-  uint32_t* d = vdst(w, o.dst[0]);
-  uint32_t carry = 0;
+  uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
-    if (!((e >> l) & 1u)) continue;
     uint64_t a = A[l], b = B[l];
     if (kind == 2) std::swap(a, b);
-    const uint64_t ci = (cin >> l) & 1u;
-    uint32_t r;
-    bool c;
+    const uint64_t ci = (cin & lane_bits[l]) ? 1u : 0u;
     if (kind == 0) {
-      const uint64_t s = a + b + ci;
-      r = uint32_t(s);
-      c = (s >> 32) != 0;
+      const uint64_t sum = a + b + ci;
+      r[l] = uint32_t(sum);
+      c[l] = uint32_t(sum >> 32);
     } else {
-      r = uint32_t(a - b - ci);
-      c = b + ci > a;
+      r[l] = uint32_t(a - b - ci);
+      c[l] = b + ci > a;
     }
-    d[l] = r;
-    carry |= uint32_t(c) << l;
   }
-  write_mask(w, o.dst[1], carry);
+  uint32_t carry = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) carry |= c[l] << l;
+  uint32_t* d = vdst(w, o.dst[0]);
+  for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
+  write_mask(w, o.dst[1], carry & e);
 }
 // v_mad_co_u64_u32 D64, sdst, S0, S1, S2_64: D = S0 * S1 + S2, carry out of the 64-bit add into sdst.
 template <bool is_signed>
@@ -270,10 +316,25 @@ void v_mov_b64(wave& w, const op& o) {
 }
 
 // ---- 16-bit integer (low halves) ---------------------------------------------------------------------------------
+// The destination's high half is kept (lanes16's rule): map32_strided computes r(a, b, old destination).
+template <typename F>
+inline void map16(wave& w, const op& o, F f) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  const auto g = [f](uint32_t a, uint32_t b, uint32_t old) -> uint32_t {
+    return (old & 0xffff0000u) | (uint32_t(f(uint16_t(a), uint16_t(b))) & 0xffffu);
+  };
+  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 1>(d, e, A.p, B.p, d, g);
+    case 1: return map32_strided<0, 1, 1>(d, e, A.p, B.p, d, g);
+    case 2: return map32_strided<1, 0, 1>(d, e, A.p, B.p, d, g);
+    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, d, g);
+  }
+}
 #define VOP_U16_2(name, ...)                                                                          \
   void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                                       \
-    lanes16(w, o, [&](unsigned l) -> uint32_t { const uint16_t a = uint16_t(A[l]), b = uint16_t(B[l]); __VA_ARGS__; }); \
+    map16(w, o, [](uint16_t a, uint16_t b) -> uint16_t { __VA_ARGS__; });                             \
   }
 VOP_U16_2(v_lshlrev_b16, return uint16_t(b << (a & 15)))
 VOP_U16_2(v_lshrrev_b16, return uint16_t(b >> (a & 15)))
@@ -376,6 +437,37 @@ inline float min_num(float a, float b) {
   if (a == b) return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
+
+// gfx11 v_max_f32 / v_min_f32 (RDNA3 ISA guide, VOP2 V_MAX_F32 / V_MIN_F32, with WAVE_MODE.IEEE set, which the loader
+// requires of gfx11 kernels): a signalling NaN operand gives that NaN quieted (S0 first); otherwise a quiet NaN operand
+// gives the other operand; +0 > -0. (gfx12 renamed them v_max_num_f32 / v_min_num_f32 with IEEE 754-2019 rules.)
+inline bool snan32(uint32_t x) { return (x & 0x7f800000u) == 0x7f800000u && (x & 0x007fffffu) && !(x & 0x00400000u); }
+inline bool nan32(uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u; }
+inline uint32_t ieee_max_min(uint32_t a, uint32_t b, bool max) {
+  if (snan32(a)) return a | 0x00400000u;
+  if (snan32(b)) return b | 0x00400000u;
+  if (nan32(b)) return a;
+  if (nan32(a)) return b;
+  const float x = f32(a), y = f32(b);
+  if (x == y) return max ? ((a >> 31) ? b : a) : ((a >> 31) ? a : b);  // equal, or +0 and -0: the sign decides
+  return (max ? x > y : x < y) ? a : b;
+}
+#define VOP_F32_IEEE(name, ...)                                                                       \
+  void name(wave& w, const op& o) {                                                                    \
+    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
+    const bool cl = o.clamp;                                                                           \
+    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
+      const uint32_t a = mod32(A[l], ma), b = mod32(B[l], mb), c = o.nsrc > 2 ? mod32(C[l], mc) : 0u; \
+      (void)c;                                                                                         \
+      const uint32_t r = (__VA_ARGS__);                                                                \
+      return cl ? bits(clamp01(f32(r))) : r;                                                           \
+    });                                                                                                \
+  }
+VOP_F32_IEEE(v_max_f32, ieee_max_min(a, b, true))
+VOP_F32_IEEE(v_min_f32, ieee_max_min(a, b, false))
+VOP_F32_IEEE(v_max3_f32, ieee_max_min(ieee_max_min(a, b, true), c, true))  // V_MAX3_F32: v_max_f32 twice
+VOP_F32_IEEE(v_min3_f32, ieee_max_min(ieee_max_min(a, b, false), c, false))
 
 VOP_F32_2(v_add_f32, a + b)
 VOP_F32_2(v_sub_f32, a - b)
@@ -586,6 +678,18 @@ void v_dot4_i32_iu8(wave& w, const op& o) {
   });
 }
 
+// v_dot4_u32_u8 D, A, B, C: D = C + the four unsigned byte products, in u32 (RDNA3/RDNA4 ISA guides, VOP3P
+// V_DOT4_U32_U8); clamp saturates the sum to 0xffffffff instead of wrapping (VOP3P clamp on an integer result).
+void v_dot4_u32_u8(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
+  const bool cl = o.clamp;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    uint64_t s = C[l];
+    for (unsigned k = 0; k < 4; ++k) s += uint64_t((A[l] >> (8 * k)) & 0xffu) * ((B[l] >> (8 * k)) & 0xffu);
+    return cl && s > 0xffffffffull ? 0xffffffffu : uint32_t(s);
+  });
+}
+
 // ---- VOPC --------------------------------------------------------------------------------------------------------
 // Comparison kinds, as the mnemonic spells them (RDNA4 ISA guide §7.? "VOPC"): the ordered float compares are false
 // when either operand is NaN, the n* forms are their negations (true on NaN), o/u test for ordered/unordered.
@@ -617,31 +721,46 @@ inline bool compare(cmp k, T a, T b) {
 
 enum class cty : uint8_t { i16, u16, f16, i32, u32, f32, i64, u64, f64 };
 
+// The operands of every lane as the comparison's type (sources read once, not per lane), then one loop per kind.
 template <cty T>
-inline bool compare_lane(const wave& w, const op& o, cmp k, unsigned l) {
-  if constexpr (T == cty::i16) return compare(k, int16_t(read(w, o.src[0])[l]), int16_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::u16) return compare(k, uint16_t(read(w, o.src[0])[l]), uint16_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::f16)
-    return compare(k, float(h(mod16(uint16_t(read(w, o.src[0])[l]), o.src[0].mods))),
-                   float(h(mod16(uint16_t(read(w, o.src[1])[l]), o.src[1].mods))));
-  if constexpr (T == cty::i32) return compare(k, int32_t(read(w, o.src[0])[l]), int32_t(read(w, o.src[1])[l]));
-  if constexpr (T == cty::u32) return compare(k, read(w, o.src[0])[l], read(w, o.src[1])[l]);
-  if constexpr (T == cty::f32)
-    return compare(k, f32(mod32(read(w, o.src[0])[l], o.src[0].mods)), f32(mod32(read(w, o.src[1])[l], o.src[1].mods)));
-  if constexpr (T == cty::i64) return compare(k, int64_t(read64(w, o.src[0], l)), int64_t(read64(w, o.src[1], l)));
-  if constexpr (T == cty::u64) return compare(k, read64(w, o.src[0], l), read64(w, o.src[1], l));
-  if constexpr (T == cty::f64)
-    return compare(k, f64(mod64(read64(w, o.src[0], l), o.src[0].mods)), f64(mod64(read64(w, o.src[1], l), o.src[1].mods)));
+inline auto compare_value(const wave& w, const operand& s, unsigned l) {
+  if constexpr (T == cty::i16) return int16_t(read(w, s)[l]);
+  if constexpr (T == cty::u16) return uint16_t(read(w, s)[l]);
+  if constexpr (T == cty::f16) return float(h(mod16(uint16_t(read(w, s)[l]), s.mods)));
+  if constexpr (T == cty::i32) return int32_t(read(w, s)[l]);
+  if constexpr (T == cty::u32) return read(w, s)[l];
+  if constexpr (T == cty::f32) return f32(mod32(read(w, s)[l], s.mods));
+  if constexpr (T == cty::i64) return int64_t(read64(w, s, l));
+  if constexpr (T == cty::u64) return read64(w, s, l);
+  if constexpr (T == cty::f64) return f64(mod64(read64(w, s, l), s.mods));
+}
+template <typename V>
+inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
+  uint32_t m = 0;
+#define TP_CMP_ROWS(kind) \
+  case kind:                     \
+    for (unsigned l = 0; l < wave_lanes; ++l) m |= uint32_t(compare(kind, a[l], b[l])) << l; \
+    break;
+  switch (k) {
+    TP_CMP_ROWS(c_f) TP_CMP_ROWS(c_lt) TP_CMP_ROWS(c_eq) TP_CMP_ROWS(c_le) TP_CMP_ROWS(c_gt)
+    TP_CMP_ROWS(c_lg) TP_CMP_ROWS(c_ge) TP_CMP_ROWS(c_o) TP_CMP_ROWS(c_u) TP_CMP_ROWS(c_nge)
+    TP_CMP_ROWS(c_nlg) TP_CMP_ROWS(c_ngt) TP_CMP_ROWS(c_nle) TP_CMP_ROWS(c_neq) TP_CMP_ROWS(c_nlt)
+    TP_CMP_ROWS(c_t) TP_CMP_ROWS(c_ne)
+  }
+#undef TP_CMP_ROWS
+  return m;
 }
 
 template <cty T>
 inline uint32_t compare_mask(const wave& w, const op& o) {
-  const cmp k = cmp(o.variant);
-  const uint32_t e = w.exec();
-  uint32_t m = 0;
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    if ((e >> l) & 1u) m |= uint32_t(compare_lane<T>(w, o, k, l)) << l;
-  return m;
+  using V = decltype(compare_value<T>(w, o.src[0], 0));
+  V a[wave_lanes], b[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    a[l] = compare_value<T>(w, o.src[0], l);
+    b[l] = compare_value<T>(w, o.src[1], l);
+  }
+  // Inactive lanes compare too (nothing else happens in a comparison) and are masked off: their bits are 0.
+  return compare_rows(cmp(o.variant), a, b) & w.exec();
 }
 template <cty T>
 void v_cmp(wave& w, const op& o) { w.s[o.dst[0].reg] = compare_mask<T>(w, o); }
@@ -768,7 +887,10 @@ const std::vector<semantic>& table() {
         {"v_cvt_f64_u32", v_cvt_f64_u32, 1}, {"v_cvt_f64_i32", v_cvt_f64_i32, 1},
         {"v_cvt_f64_f32", v_cvt_f64_f32, 1, {ty::f32}}, {"v_cvt_f32_f64", v_cvt_f32_f64, 1, {ty::f64}},
         {"v_cvt_u32_f64", v_cvt_u32_f64, 1, {ty::f64}}, {"v_cvt_i32_f64", v_cvt_i32_f64, 1, {ty::f64}},
-        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1},
+        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1}, {"v_dot4_u32_u8", v_dot4_u32_u8, 1},
+        {"v_max_f32", v_max_f32, 1, {ty::f32, ty::f32}}, {"v_min_f32", v_min_f32, 1, {ty::f32, ty::f32}},
+        {"v_max3_f32", v_max3_f32, 1, {ty::f32, ty::f32, ty::f32}},
+        {"v_min3_f32", v_min3_f32, 1, {ty::f32, ty::f32, ty::f32}},
         {"v_s_exp_f32", v_s_exp_f32, 1, {ty::f32}}, {"v_s_log_f32", v_s_log_f32, 1, {ty::f32}},
         {"v_s_rcp_f32", v_s_rcp_f32, 1, {ty::f32}}, {"v_s_rsq_f32", v_s_rsq_f32, 1, {ty::f32}},
         {"v_s_sqrt_f32", v_s_sqrt_f32, 1, {ty::f32}},

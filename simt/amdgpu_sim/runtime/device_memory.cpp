@@ -148,6 +148,15 @@ void device_memory::fill(uint64_t addr, uint8_t value, std::size_t bytes) {
   a.unwritten = {};
 }
 
+void device_memory::fill32(uint64_t addr, uint32_t value, std::size_t count) {
+  if (count == 0) return;
+  if (count > SIZE_MAX / 4) throw sim_error("memset of " + std::to_string(count) + " 32-bit words overflows");
+  allocation& a = find(addr, count * 4, "memset");
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(reinterpret_cast<void*>(addr + 4 * i), &value, 4);
+  mark_written(a, addr - a.base, count * 4);
+  a.unwritten = {};
+}
+
 void device_memory::copy(uint64_t dst, uint64_t src, std::size_t bytes) {
   if (bytes == 0) return;
   const allocation& s = find(src, bytes, "device-to-device copy source");

@@ -49,6 +49,7 @@ class device_memory final : public global_memory {
   void host_write(uint64_t addr, const void* src, std::size_t bytes);
   void host_read(uint64_t addr, void* dst, std::size_t bytes) const;
   void fill(uint64_t addr, uint8_t value, std::size_t bytes);
+  void fill32(uint64_t addr, uint32_t value, std::size_t count);  // hipMemsetD32: count 32-bit words
   // Device-to-device copy within or between live allocations; the destination's written flags are the source's.
   void copy(uint64_t dst, uint64_t src, std::size_t bytes);
 

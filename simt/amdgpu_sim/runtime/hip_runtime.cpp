@@ -67,7 +67,7 @@ mode_t decide_mode() {
       return m;
     }
     m.problem = "TILEPROBE_HIP=" + v + ": the simulator does not execute " + (arch.empty() ? "an empty arch" : arch) +
-                " (TILEPROBE_HIP=sim runs gfx1201)";
+                " (it executes gfx1200, gfx1201, gfx1100, gfx1101 and gfx1102; TILEPROBE_HIP=sim is gfx1201)";
 #else
     m.problem = "TILEPROBE_HIP=" + v + ": this hip build was built without the simulator (configure found no "
                 "LLVM 19 with the AMDGPU target: install llvm-19-dev and reconfigure); unset TILEPROBE_HIP for the "
@@ -494,6 +494,12 @@ hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream
   if (simulating()) return hipMemset(dst, value, bytes);
   if (no_device()) return fail(hipErrorNoDevice);
   TP_FORWARD(hipMemsetAsync, dst, value, bytes, stream);
+}
+
+hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
+  if (simulating()) TP_SIM(s.memory().fill32(addr(dst), uint32_t(value), count));
+  if (no_device()) return fail(hipErrorNoDevice);
+  TP_FORWARD(hipMemsetD32, dst, value, count);
 }
 
 // ---- errors ----

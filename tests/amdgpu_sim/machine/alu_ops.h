@@ -1,5 +1,5 @@
 // The integer and f32 operations the differential tests run: each X(name, expression) is compiled once by the host
-// compiler (the expected value) and once by clang for gfx1201 inside test_kernels.cu (run on the simulator). The
+// compiler (the expected value) and once by clang per simulated arch inside test_kernels.cu (run on the simulator). The
 // expressions are defined for every input (shift counts masked, no signed overflow, no division by zero).
 #pragma once
 

@@ -1,4 +1,5 @@
-// Device code for the machine's tests, compiled by clang for gfx1201 only (no host side, no HIP runtime): the simt
+// Device code for the machine's tests, compiled by clang for one arch at a time (gfx1201, gfx1100; no host side, no
+// HIP runtime): the simt
 // dialect's own test kernels, the differential ALU kernels over alu_ops.h, the matrix instructions through
 // kernels/mma, and a kernel with an instruction the machine does not implement.
 #define TP_VARIANT_NS tp_sim_machine_test
@@ -59,6 +60,8 @@ TP_MATRIX_KERNEL(swmmac_f16_key1, tp::mma::op_swmmac_f32_16x16x32_f16<1>)
 TP_MATRIX_KERNEL(swmmac_fp8_fp8_key0, tp::mma::op_swmmac_f32_16x16x32_fp8_fp8<0>)
 TP_MATRIX_KERNEL(wmma_iu8_ss_clamp, tp::mma::op_wmma_i32_16x16x16_iu8<true, true, true>)
 TP_MATRIX_KERNEL(wmma_f16, tp::mma::op_wmma_f32_16x16x16_f16)
+TP_MATRIX_KERNEL(gfx11_wmma_f16, tp::mma::op_gfx11_wmma_f32_16x16x16_f16)
+TP_MATRIX_KERNEL(gfx11_wmma_iu8_su_clamp, tp::mma::op_gfx11_wmma_i32_16x16x16_iu8<true, false, true>)
 
 // grid_dim() is read from the dispatch packet (dispatch-ptr user SGPRs), block_dim() from the hidden kernargs.
 TP_GLOBAL void launch_shape(tp::gmem<uint32_t> out) {

@@ -1,6 +1,8 @@
-// The machine half of the AMDGPU simulator on real gfx1201 code objects (test_kernels.cu, compiled by clang at build
-// time): the simt dialect's kernels, integer and f32 operations against the host compiler's results over seeded
-// inputs, the matrix instructions against reference/isa's logical model, and the error paths.
+// The machine half of the AMDGPU simulator on a real code object (test_kernels.cu, compiled by clang at build time for
+// TP_SIM_TEST_ARCH: this file builds one test executable per arch, gfx1201 and gfx1100): the simt dialect's kernels,
+// integer and f32 operations against the host compiler's results over seeded inputs, the matrix instructions against
+// reference/isa's logical model, and the error paths.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -12,6 +14,7 @@
 
 #include "reference/isa/isa.h"
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/program.h"
 #include "simt/amdgpu_sim/machine/schedule.h"
 #include "tests/amdgpu_sim/machine/alu_ops.h"
 #include "tests/amdgpu_sim/machine/harness.h"
@@ -23,11 +26,11 @@ using tp::amdgpu_sim::test::test_memory;
 
 namespace {
 
-const std::vector<uint8_t>& gfx1201_object() {
-  static const std::vector<uint8_t> bytes = tp::amdgpu_sim::test::read_file(TP_SIM_TEST_KERNELS_GFX1201);
+const std::vector<uint8_t>& test_object() {
+  static const std::vector<uint8_t> bytes = tp::amdgpu_sim::test::read_file(TP_SIM_TEST_KERNELS);
   return bytes;
 }
-std::unique_ptr<code_object> load() { return load_code_object(gfx1201_object()); }
+std::unique_ptr<code_object> load() { return load_code_object(test_object()); }
 
 // Seeded inputs with the edge values every run includes.
 std::vector<uint32_t> int_inputs(std::size_t n, uint64_t seed) {
@@ -59,9 +62,9 @@ bool same_f32(float a, float b) {
 
 }  // namespace
 
-TEST_CASE("The gfx1201 test code object loads with its kernels, descriptors and arguments") {
+TEST_CASE("The test code object loads with its kernels, descriptors and arguments") {
   auto co = load();
-  CHECK(co->arch() == "gfx1201");
+  CHECK(co->arch() == TP_SIM_TEST_ARCH);
   const kernel_info* k = co->find(kernel_named(*co, "block_sum_shfl"));
   REQUIRE(k != nullptr);
   CHECK(k->group_segment_size == 128);  // TP_SHARED(int, partial, 32)
@@ -278,10 +281,19 @@ TEST_CASE("v_swmmac and v_wmma on the simulator compute reference/isa's logical 
       {"swmmac_fp8_fp8_key0", isa::instr::swmmac_f32_16x16x32_fp8_fp8, {true, true, false, 0}},
       {"wmma_iu8_ss_clamp", isa::instr::wmma_i32_16x16x16_iu8, {true, true, true, 0}},
       {"wmma_f16", isa::instr::wmma_f32_16x16x16_f16, {true, true, false, 0}},
+      {"gfx11_wmma_f16", isa::instr::gfx11_wmma_f32_16x16x16_f16, {true, true, false, 0}},
+      {"gfx11_wmma_iu8_su_clamp", isa::instr::gfx11_wmma_i32_16x16x16_iu8, {true, false, true, 0}},
   };
+  // On the arch that has an instruction, kernels/mma calls the builtin: the code object must hold the instruction
+  // itself (elsewhere the op is software, which runs here just the same and must give the same D).
+  const std::string arch = co->arch();
+  const isa::arch family = arch.rfind("gfx12", 0) == 0 ? isa::arch::gfx12 : isa::arch::gfx11;
+  const auto& mnemonics = machine::program_of(*co).mnemonics;
   for (const matrix_case& mc : cases) {
     CAPTURE(mc.kernel);
     const isa::instr_info& f = isa::info(mc.in);
+    if (f.target == family)
+      CHECK(std::find(mnemonics.begin(), mnemonics.end(), std::string(f.mnemonic)) != mnemonics.end());
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       CAPTURE(seed);
       std::mt19937_64 rng(seed * 1000003 + uint64_t(mc.in));

@@ -77,6 +77,18 @@ TEST_CASE("device memory: loads of never-written bytes are counted, with the fir
     (void)m.load(b, 16);
     CHECK(m.take_unwritten_loads().loads == 0);
   }
+  SECTION("a 32-bit memset (hipMemsetD32) writes the word pattern, marks written and is bounds-checked") {
+    const uint64_t b = m.allocate(16);
+    m.fill32(b + 4, 0x7fc0a5a5u, 2);
+    uint32_t words[4];
+    std::memcpy(words, m.load(b + 4, 8), 8);
+    CHECK(words[0] == 0x7fc0a5a5u);
+    CHECK(words[1] == 0x7fc0a5a5u);
+    CHECK(m.take_unwritten_loads().loads == 0);
+    (void)m.load(b + 12, 4);
+    CHECK(m.take_unwritten_loads().loads == 1);
+    CHECK_THROWS_WITH(m.fill32(b + 8, 0, 3), ContainsSubstring("memset"));
+  }
   SECTION("a device-to-device copy carries the written flags") {
     const uint64_t b = m.allocate(16);
     const uint64_t c = m.allocate(16);
