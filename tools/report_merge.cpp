@@ -1,6 +1,7 @@
 #include "tools/report_merge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "probes/common/cli.h"
 #include "probes/common/report.h"
 
 namespace tp::report {
@@ -173,139 +175,259 @@ std::optional<std::pair<std::string, std::string>> pair_of(const std::string& s)
 }
 }  // namespace
 
-int tileprobe_report_main(int argc, char** argv) {
-  CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document; compute the mutation matrix and "
-               "backend comparisons from JSON. Exit 0: everything as expected; 1: a broken verdict, merge, matrix "
-               "or comparison; 2: bad usage or input; 77: nothing broken, but part of the matrix could not run "
-               "(backend not available): a skip, never a pass.",
-               "tileprobe-report");
-  std::vector<std::string> inputs;
-  std::string out_path, matrix_path, matrix_runs, targets_dir, matrix_out, compare_arg;
-  std::vector<std::string> probe_args;
-  bool throughput = false;
+nlohmann::json result_json(const tool_result& r) {
+  using nlohmann::json;
+  // Non-finite figures as the strings the reports print (JSON has no literal for them).
+  const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(probe::format_number(v)); };
+  const auto maybe = [&](const std::optional<double>& v) { return v ? number(*v) : json(nullptr); };
+  json j = {{"tileprobe_report_version", 1}, {"exit_code", r.exit_code}, {"problems", r.problems}};
+  j["runs"] = json::array();
+  for (const auto& m : r.runs) {
+    const auto& rec = m.record;
+    std::string commit;
+    for (const auto& [key, value] : rec.environment)
+      if (key == "git commit") commit = value;
+    json variants = json::array();
+    for (const auto& v : rec.variants)
+      variants.push_back({{"name", v.name}, {"role", probe::to_string(v.role)}, {"passed", v.passed},
+                          {"failed", v.failed}, {"errors", v.errors}});
+    j["runs"].push_back({{"probe", rec.probe},
+                         {"backend", rec.backend},
+                         {"family", rec.family},
+                         {"expect", probe::to_string(rec.expect)},
+                         {"sources", m.sources},
+                         {"commit", commit.empty() ? json(nullptr) : json(commit)},
+                         {"run_seconds", number(rec.run_seconds)},
+                         {"variants", std::move(variants)},
+                         {"as_expected", m.as_expected()},
+                         {"broken", rec.broken},
+                         {"problems", m.problems}});
+  }
+  j["comparison"] = nullptr;
+  if (r.comparison && !r.comparison->a.empty()) {
+    json rows = json::array();
+    for (const auto& row : r.comparison->rows) {
+      json cells = json::array();
+      for (const auto& c : row.cells) cells.push_back({{"what", c.what}, {"a", c.on_a}, {"b", c.on_b}});
+      rows.push_back({{"probe", row.probe}, {"variant", row.variant}, {"equal", row.equal}, {"cells", cells}});
+    }
+    j["comparison"] = {{"a", r.comparison->a}, {"b", r.comparison->b}, {"rows", rows},
+                       {"problems", r.comparison->problems}};
+  }
+  j["throughput"] = nullptr;
+  if (r.throughput) {
+    j["throughput"] = json::array();
+    for (const auto& t : r.comparison->rates)
+      j["throughput"].push_back({{"probe", t.probe},
+                                 {"backend", t.backend},
+                                 {"run", t.what},
+                                 {"case_runs", t.case_runs},
+                                 {"seconds", number(t.seconds)},
+                                 {"case_runs_per_second", number(t.case_runs_per_second)},
+                                 {"host_threads", t.host_threads},
+                                 {"vs_cpu_one_process", maybe(t.vs_cpu_one_process)},
+                                 {"cpu_us_per_tile_case_run", maybe(t.cpu_us_per_tile_case_run)},
+                                 {"host_us_per_tile_case_run", maybe(t.host_us_per_tile_case_run)},
+                                 {"at_most", maybe(t.at_most)}});
+  }
+  j["matrix"] = nullptr;
+  if (r.matrix) {
+    j["matrix"] = to_json(*r.matrix);
+    j["matrix"]["problems"] = matrix_problems(*r.matrix);
+    j["matrix"]["exit_code"] = matrix_exit_code(*r.matrix);
+  }
+  return j;
+}
+
+namespace {
+// The problems of a call, one line each (printed on stderr and listed in --json-out), and its exit code: 1 when
+// anything is broken, else the matrix's 77 when part of it could not run, else 0.
+void judge(tool_result& r) {
+  for (const auto& m : r.runs) {
+    for (const auto& p : m.problems) r.problems.push_back(m.record.probe + ": " + p);
+    for (const auto& b : m.record.broken) r.problems.push_back(m.record.probe + " (" + m.record.backend + "): " + b);
+  }
+  if (r.comparison)
+    for (const auto& p : r.comparison->problems) r.problems.push_back("compare: " + p);
+  const std::size_t outside_matrix = r.problems.size();
+  int matrix_rc = 0;
+  if (r.matrix) {
+    for (const auto& p : matrix_problems(*r.matrix)) r.problems.push_back("matrix: " + p);
+    matrix_rc = matrix_exit_code(*r.matrix);
+  }
+  r.exit_code = outside_matrix > 0 ? 1 : matrix_rc;
+}
+}  // namespace
+
+namespace {
+// tileprobe-report's command line: what to read, what to write, and the three jobs besides merging (each its own
+// group in --help).
+struct tool_options {
+  std::vector<std::string> inputs, compare_files, probe_args;
+  std::string out_path, json_out, matrix_path, matrix_runs, targets_dir, matrix_out, compare_arg;
+  bool throughput = false, no_run_sections = false;
   std::size_t comment_limit = github_comment_limit;
-  cli.add_option("reports", inputs, "probe JSON reports (shards, machines, backends)");
-  cli.add_option("--out", out_path,
+};
+
+void declare_output(CLI::App& cli, tool_options& o) {
+  cli.add_option("reports", o.inputs, "probe JSON reports (shards, machines, backends)");
+  cli.add_option("--out", o.out_path,
                  "Markdown output file (default: stdout); a document over --comment-limit is also written as "
                  "numbered parts beside it, FILE.part1.md ...");
-  cli.add_option("--matrix", matrix_path, "a mutation matrix JSON file (matrix_version 1) to check and render");
-  cli.add_option("--matrix-runs", matrix_runs,
-                 "a directory of matrix runs, PROBE@VARIANT.exit (exit status) and PROBE@VARIANT.json (the report of "
-                 "`--variant VARIANT --expect pass --report json`): computes the mutation matrix (needs --targets-dir)");
-  cli.add_option("--targets-dir", targets_dir, "where FAMILY/targets declares which probe must catch which variant "
-                                               "(the repository's patches/)");
-  cli.add_option("--matrix-out", matrix_out, "write the computed mutation matrix as JSON (matrix_version 1)");
-  cli.add_option("--matrix-probe-args", probe_args, "the arguments every matrix run was given, for the document");
-  cli.add_option("--compare-pair,--compare-backends", compare_arg,
-                 "A,B: every probe run on backend A must have a run on B with the same cases, and agree with it per "
-                 "variant on d_digest, d_digest_cases, passed and failed (exit 1 otherwise)");
-  cli.add_flag("--throughput", throughput,
-               "a section of case runs per second per run, from the reports' run_seconds and bench fields");
-  cli.add_option("--comment-limit", comment_limit,
+  cli.add_option("--json-out", o.json_out,
+                 "also write what this call found as JSON (tools/tileprobe-report.schema.json): every run's verdict "
+                 "and problems, the comparison rows, the throughput figures, the matrix, every problem line and the "
+                 "exit code");
+  cli.add_flag("--no-run-sections", o.no_run_sections,
+               "leave the title, headline table and per-run sections out of the Markdown: only the comparison, "
+               "throughput and matrix sections (for a summary that embeds them)");
+  cli.add_option("--comment-limit", o.comment_limit,
                  "characters a part may have (GitHub's comment limit); longer documents are split, with a warning")
       ->capture_default_str();
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    std::cerr << "tileprobe-report: " << msg << " (see --help)\n";
-    return 2;
+  add_version_flag(cli, probe::version_line("tileprobe-report"));
+}
+
+void declare_matrix(CLI::App& cli, tool_options& o) {
+  auto& g = *cli.add_option_group("Mutation matrix", "check a matrix file, or compute one from matrix runs");
+  g.add_option("--matrix", o.matrix_path, "a mutation matrix JSON file (matrix_version 1) to check and render");
+  g.add_option("--matrix-runs", o.matrix_runs,
+               "a directory of matrix runs, PROBE@VARIANT.exit (exit status) and PROBE@VARIANT.json (the report of "
+               "`--variant VARIANT --expect pass --report json`): computes the mutation matrix (needs --targets-dir)");
+  g.add_option("--targets-dir", o.targets_dir,
+               "where FAMILY/targets declares which probe must catch which variant (the repository's patches/)");
+  g.add_option("--matrix-out", o.matrix_out, "write the computed mutation matrix as JSON (matrix_version 1)");
+  g.add_option("--matrix-probe-args", o.probe_args, "the arguments every matrix run was given, for the document");
+}
+
+void declare_comparison(CLI::App& cli, tool_options& o) {
+  auto& g = *cli.add_option_group("Comparisons", "two backends, or two reports, variant by variant; throughput");
+  const std::string agree = "agree per variant on " + std::string(compared_per_variant) + " (exit 1 otherwise)";
+  g.add_option("--compare-pair,--compare-backends", o.compare_arg,
+               "A,B: every probe run on backend A must have a run on B with the same cases, and " + agree);
+  g.add_option("--compare-reports", o.compare_files,
+               "X.json,Y.json (repeatable): the two reports must be the same run (probe, seed, fuzz, variants, case "
+               "list), whatever backend each names, and " + agree + "; not merged into the document's runs")
+      ->allow_extra_args(false);  // one pair per --compare-reports: the words after it stay reports
+  g.add_flag("--throughput", o.throughput,
+             "a section of case runs per second per run, from the reports' run_seconds and bench fields");
+}
+}  // namespace
+
+namespace {
+// Writes a file, or says on stderr that it cannot.
+bool written(const std::string& path, const std::string& text) {
+  if (write_file(path, text)) return true;
+  std::cerr << "tileprobe-report: " << path << ": cannot write\n";
+  return false;
+}
+
+// The document to --out (stdout without it); one over --comment-limit also as numbered parts beside it, with a warning.
+bool write_markdown(const std::string& doc, const tool_options& o) {
+  const auto parts = split_document(doc, o.comment_limit);
+  const auto warning = fmt::format("tileprobe-report: warning: the document has {} characters, more than one comment "
+                                   "takes ({}); ",
+                                   doc.size(), o.comment_limit);
+  if (o.out_path.empty()) {
+    std::cout << doc;
+    if (parts.size() > 1) std::cerr << warning << "give --out FILE to have it split into numbered parts\n";
+    return true;
+  }
+  if (!written(o.out_path, doc)) return false;
+  if (parts.size() == 1) return true;
+  const auto stem = o.out_path.ends_with(".md") ? o.out_path.substr(0, o.out_path.size() - 3) : o.out_path;
+  std::string names;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string name = fmt::format("{}.part{}.md", stem, i + 1);
+    if (!written(name, parts[i])) return false;
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::cerr << warning << fmt::format("also written in {} parts: {}\n", parts.size(), names);
+  return true;
+}
+}  // namespace
+
+int tileprobe_report_main(int argc, char** argv) {
+  CLI::App cli("Merge tileprobe probe reports (JSON) into one Markdown document; compute the mutation matrix, "
+               "backend comparisons and throughput from JSON. Exit 0: everything as expected; 1: a broken verdict, "
+               "merge, matrix or comparison; 2: bad usage or input; 77: nothing broken, but part of the matrix could "
+               "not run (backend not available): a skip, never a pass.",
+               "tileprobe-report");
+  tool_options o;
+  declare_output(cli, o);
+  declare_matrix(cli, o);
+  declare_comparison(cli, o);
+  if (const auto stop = parse_command_line(cli, argc, argv)) {
+    if (!stop->usage_error.empty()) std::cerr << "tileprobe-report: " << stop->usage_error << '\n';
+    return stop->exit_code;
   }
   const auto usage = [](const std::string& what) {
     std::cerr << "tileprobe-report: " << what << " (see --help)\n";
     return 2;
   };
-  if (inputs.empty() && matrix_path.empty() && matrix_runs.empty())
-    return usage("give at least one report, --matrix FILE or --matrix-runs DIR");
-  if (!matrix_path.empty() && !matrix_runs.empty()) return usage("--matrix and --matrix-runs contradict each other");
-  if (!matrix_runs.empty() && targets_dir.empty()) return usage("--matrix-runs needs --targets-dir (patches/)");
-  if (matrix_runs.empty() && (!targets_dir.empty() || !matrix_out.empty()))
+  if (o.inputs.empty() && o.matrix_path.empty() && o.matrix_runs.empty() && o.compare_files.empty())
+    return usage("give at least one report, --compare-reports X,Y, --matrix FILE or --matrix-runs DIR");
+  if (!o.matrix_path.empty() && !o.matrix_runs.empty()) return usage("--matrix and --matrix-runs contradict each other");
+  if (!o.matrix_runs.empty() && o.targets_dir.empty()) return usage("--matrix-runs needs --targets-dir (patches/)");
+  if (o.matrix_runs.empty() && (!o.targets_dir.empty() || !o.matrix_out.empty()))
     return usage("--targets-dir and --matrix-out are for --matrix-runs");
-  if (comment_limit < 1024) return usage("--comment-limit must be at least 1024");
+  if (!o.compare_arg.empty() && !o.compare_files.empty())
+    return usage("--compare-backends and --compare-reports contradict each other (one comparison per call)");
+  if (o.throughput && o.inputs.empty()) return usage("--throughput needs the reports to measure");
+  if (o.comment_limit < 1024) return usage("--comment-limit must be at least 1024");
   std::optional<std::pair<std::string, std::string>> pair;
-  if (!compare_arg.empty() && !(pair = pair_of(compare_arg)))
-    return usage("--compare-pair: '" + compare_arg + "' is not A,B (e.g. cpu,hip)");
+  if (!o.compare_arg.empty() && !(pair = pair_of(o.compare_arg)))
+    return usage("--compare-pair: '" + o.compare_arg + "' is not A,B (e.g. cpu,hip)");
+  std::vector<std::pair<std::string, std::string>> file_pairs;
+  for (const auto& f : o.compare_files) {
+    const auto p = pair_of(f);
+    if (!p) return usage("--compare-reports: '" + f + "' is not X.json,Y.json");
+    file_pairs.push_back(*p);
+  }
 
   std::vector<loaded_report> reports;
-  std::optional<mutation_matrix> matrix;
+  std::vector<std::pair<loaded_report, loaded_report>> compared;
+  tool_result result;
+  result.throughput = o.throughput;
   try {
-    for (const auto& path : inputs) {
+    const auto load = [](const std::string& path) {
       try {
-        reports.push_back({path, probe::from_json(read_json(path))});
+        return loaded_report{path, probe::from_json(read_json(path))};
       } catch (const std::runtime_error& e) {
         const std::string what = e.what();
         throw std::runtime_error(what.rfind(path, 0) == 0 ? what : path + ": " + what);
       }
-    }
-    if (!matrix_path.empty()) matrix = parse_matrix(read_json(matrix_path));
-    if (!matrix_runs.empty()) {
-      matrix = matrix_from_runs(read_matrix_runs(matrix_runs), targets_dir);
-      matrix->probe_args = probe_args;
+    };
+    for (const auto& path : o.inputs) reports.push_back(load(path));
+    for (const auto& [x, y] : file_pairs) compared.emplace_back(load(x), load(y));
+    if (!o.matrix_path.empty()) result.matrix = parse_matrix(read_json(o.matrix_path));
+    if (!o.matrix_runs.empty()) {
+      result.matrix = matrix_from_runs(read_matrix_runs(o.matrix_runs), o.targets_dir);
+      result.matrix->probe_args = o.probe_args;
     }
   } catch (const std::runtime_error& e) {
     std::cerr << "tileprobe-report: " << e.what() << '\n';
     return 2;
   }
-  const auto runs = merge_reports(reports);
-  std::optional<backend_comparison> comparison;
-  if (pair) comparison = compare_backends(runs, pair->first, pair->second);
-  if (throughput) {
-    if (!comparison) comparison.emplace();
-    add_throughput(*comparison, runs);
+  result.runs = merge_reports(reports);
+  if (pair) result.comparison = compare_backends(result.runs, pair->first, pair->second);
+  if (!compared.empty()) result.comparison = compare_reports(compared);
+  if (o.throughput) {
+    if (!result.comparison) result.comparison.emplace();
+    add_throughput(*result.comparison, result.runs);
   }
-  const std::string doc = render_document(runs, matrix ? &*matrix : nullptr, comparison ? &*comparison : nullptr);
-  if (!matrix_out.empty() && !write_file(matrix_out, to_json(*matrix).dump(1) + "\n")) {
-    std::cerr << "tileprobe-report: " << matrix_out << ": cannot write\n";
-    return 2;
-  }
-  const auto parts = split_document(doc, comment_limit);
-  if (out_path.empty()) {
-    std::cout << doc;
-  } else {
-    if (!write_file(out_path, doc)) {
-      std::cerr << "tileprobe-report: " << out_path << ": cannot write\n";
-      return 2;
-    }
-    if (parts.size() > 1) {
-      const auto stem = out_path.size() > 3 && out_path.ends_with(".md") ? out_path.substr(0, out_path.size() - 3)
-                                                                          : out_path;
-      std::string names;
-      for (std::size_t i = 0; i < parts.size(); ++i) {
-        const std::string name = fmt::format("{}.part{}.md", stem, i + 1);
-        if (!write_file(name, parts[i])) {
-          std::cerr << "tileprobe-report: " << name << ": cannot write\n";
-          return 2;
-        }
-        names += (names.empty() ? "" : ", ") + name;
-      }
-      std::cerr << fmt::format("tileprobe-report: warning: the document has {} characters, more than one comment takes "
-                               "({}); also written in {} parts: {}\n",
-                               doc.size(), comment_limit, parts.size(), names);
-    }
-  }
-  if (out_path.empty() && parts.size() > 1)
-    std::cerr << fmt::format("tileprobe-report: warning: the document has {} characters, more than one comment takes "
-                             "({}); give --out FILE to have it split into numbered parts\n",
-                             doc.size(), comment_limit);
-  int rc = 0;
-  for (const auto& m : runs) {
-    for (const auto& p : m.problems) std::cerr << "tileprobe-report: " << m.record.probe << ": " << p << '\n', rc = 1;
-    for (const auto& b : m.record.broken)
-      std::cerr << "tileprobe-report: " << m.record.probe << " (" << m.record.backend << "): " << b << '\n', rc = 1;
-  }
-  int matrix_rc = 0;
-  if (matrix) {
-    for (const auto& p : matrix_problems(*matrix)) std::cerr << "tileprobe-report: matrix: " << p << '\n';
-    matrix_rc = matrix_exit_code(*matrix);
-    if (matrix_rc == 77) std::cerr << "tileprobe-report: matrix: some runs were not available (exit 77): not judged\n";
-  }
-  if (comparison)
-    for (const auto& p : comparison->problems) std::cerr << "tileprobe-report: compare: " << p << '\n', rc = 1;
-  if (rc == 0 && matrix_rc != 0) rc = matrix_rc;
-  return rc;
+  judge(result);
+
+  render_options options;
+  options.run_sections = !o.no_run_sections;
+  const std::string doc = render_document(result.runs, result.matrix ? &*result.matrix : nullptr,
+                                          result.comparison ? &*result.comparison : nullptr, options);
+  if (!o.matrix_out.empty() && !written(o.matrix_out, to_json(*result.matrix).dump(1) + "\n")) return 2;
+  if (!write_markdown(doc, o)) return 2;
+  if (!o.json_out.empty() && !written(o.json_out, result_json(result).dump(1) + "\n")) return 2;
+  for (const auto& p : result.problems) std::cerr << "tileprobe-report: " << p << '\n';
+  if (result.exit_code == 77)
+    std::cerr << "tileprobe-report: matrix: some runs were not available (exit 77): not judged\n";
+  return result.exit_code;
 }
 
 }  // namespace tp::report

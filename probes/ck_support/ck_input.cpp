@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cmath>
-#include <filesystem>
 #include <memory>
 
 #include "reference/codecs.h"
@@ -70,15 +69,6 @@ std::string code_text(api::dtype t, std::int32_t code) {
   return buf;
 }
 
-// The file's name as it may stand in a case id (no , ( ) = and nothing a shell would trip on).
-std::string id_stem(const std::string& path) {
-  std::string s = std::filesystem::path(path).filename().string();
-  for (char& c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
-      c = '_';
-  if (s.size() > 48) s.resize(48);
-  return s.empty() ? "file" : s;
-}
 
 void check_groups(const input_record& r, api::dtype t, const std::int32_t* codes, std::size_t n, std::size_t first) {
   for (std::size_t g = 0; g < n / 4; ++g) {
@@ -128,7 +118,7 @@ probe::case_def read_tile(input_file& f, const std::string& probe_name, const ck
   }
   f.expect_end();
   probe::case_def cd;
-  const std::string label = "input:" + id_stem(f.name());
+  const std::string label = probe::input_label(f.name());
   cd.id = probe::case_name(cfg.case_prefix)("dtype", api::to_string(t.shape.type))("K", k)(
               "op", api::to_string(t.shape.instr))("src", label)
               .str();
@@ -167,7 +157,7 @@ probe::case_def read_compress(input_file& f, const ck_probe_config& cfg) {
     cc.want_fields = unsigned(codes.size() / 2);
   }
   probe::case_def cd;
-  cd.id = probe::case_name(cfg.case_prefix)("test", "input:" + id_stem(f.name()))("dtype", api::to_string(type))(
+  cd.id = probe::case_name(cfg.case_prefix)("test", probe::input_label(f.name()))("dtype", api::to_string(type))(
               "NUM", codes.size())
               .str();
   cd.group = "compress:" + std::string(api::to_string(type));

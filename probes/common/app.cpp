@@ -18,12 +18,6 @@
 
 #include <CLI/CLI.hpp>
 
-#ifndef TP_VERSION
-#define TP_VERSION "unknown"
-#endif
-#ifndef TP_GIT_COMMIT
-#define TP_GIT_COMMIT "unknown"
-#endif
 #ifndef TP_BIN_DIR
 #define TP_BIN_DIR ""
 #endif
@@ -32,6 +26,7 @@
 #endif
 #include <fmt/format.h>
 
+#include "probes/common/cli.h"
 #include "probes/common/markdown.h"
 #include "probes/common/probe.h"
 #include "probes/common/report.h"
@@ -227,7 +222,11 @@ struct app::impl {
   impl(std::string n, std::string s) : name(std::move(n)), summary(std::move(s)), cli(summary, name) {}
 
   void add_common_options();
+  void add_probe_options();
+  bool given(const char* option) const;  // on the command line (false for an option this probe does not offer)
+  bool skew_points = false;
   void outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out);
+  std::string case_error_or_rethrow(const std::exception& e) const;
   outcome run_one(const case_def& c, const variant& v) {
     const case_def* p = &c;
     outcome o;
@@ -277,6 +276,7 @@ app& app::bench_figures(bench_figures_fn fn) { impl_->bench_figures = std::move(
 app& app::before_run(before_run_fn fn) { impl_->before = std::move(fn); return *this; }
 app& app::shrunk_parent(parent_fn fn) { impl_->parent_of = std::move(fn); return *this; }
 app& app::input_text(input_text_fn fn) { impl_->input_text = std::move(fn); return *this; }
+app& app::skew_points() { impl_->skew_points = true; return *this; }
 app& app::fixture_names(std::vector<std::string> names) { impl_->fixture_list = std::move(names); return *this; }
 const std::string& app::name() const { return impl_->name; }
 CLI::App& app::cli() { return impl_->cli; }
@@ -298,12 +298,7 @@ void app::impl::add_common_options() {
   cli.add_option("--buggy", buggy_arg, "variants expected to fail (overrides the probe's declaration)");
   cli.add_option("--fixed", fixed_arg, "variants expected to pass (overrides the probe's declaration)");
   cli.add_option("--expect", expect_arg, "fail-pass, pass or fail")->capture_default_str();
-  cli.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
-  cli.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
-      ->type_name("N");
-  cli.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
   cli.add_option("--case", opt.case_filters, "run the case with this id, or ids matching a glob/substring; repeatable");
-  cli.add_option("--input", opt.input, "run one tile given as data in FILE");
   cli.add_option("--report", report_arg, "text, md, json, junit; repeatable or comma list (default text)");
   cli.add_option("--out", out_arg,
                  "report file; with several formats, a stem: STEM.txt, STEM.md, STEM.json, STEM.xml");
@@ -316,8 +311,7 @@ void app::impl::add_common_options() {
   cli.add_option("--color", colour_arg,
                  "auto (colour on a terminal unless NO_COLOR is set), always or never: the text report's colours")
       ->capture_default_str();
-  cli.set_version_flag("--version", std::string(name) + " " + TP_VERSION + " (git " + TP_GIT_COMMIT + ")",
-                       "print the tileprobe version and the commit this build was configured from, and exit");
+  add_version_flag(cli, version_line(name));
   cli.add_option("--shard", shard_arg, "run shard I of N (1 <= I <= N)")->capture_default_str();
   cli.add_flag("--list-cases", opt.list_cases, "print the selected case ids and exit");
   cli.add_flag("--list-variants", opt.list_variants,
@@ -332,15 +326,60 @@ void app::impl::add_common_options() {
                  "cases per batch, 1..16777216 (default: the probe's own); larger batches mean fewer, larger launches "
                  "on a GPU")
       ->type_name("N");
-  cli.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
-  cli.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
-      ->type_name("N")
-      ->capture_default_str();
-  cli.add_option("--skew", skew_arg,
-                 "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) for "
-                 "CYCLES clock cycles at every skew point of the kernels, to make races show");
   cli.add_option("--sanitize", opt.sanitize,
                  "CUDA only: re-run this command under compute-sanitizer: racecheck, initcheck, memcheck or synccheck");
+}
+
+// The options that exist only where the probe registered what they act on (a fixture list, a fuzz generator, an input
+// parser, a shrinker, kernels with skew points): added when the run starts, after the probe's registrations, so no
+// probe's --help offers an option it does not honour.
+void app::impl::add_probe_options() {
+  const bool fixtures = !fixture_list.empty(), fuzzes = bool(fuzz), inputs = bool(input);
+  if (fixtures || fuzzes || inputs) {
+    auto& g = *cli.add_option_group("Case sources", "the sources of cases this probe has besides its own tables");
+    if (fixtures)
+      g.add_option("--fixture", fixture_arg, "fixture name, repeatable or comma list; `all` (default) = every fixture");
+    if (fuzzes) {
+      g.add_option("--fuzz", fuzz_arg, "number of seeded fuzz cases, 0..1000000000 (memory does not grow with it)")
+          ->type_name("N");
+      g.add_option("--seed", seed_arg, "base seed of the fuzz cases: 64-bit, decimal or 0x-hex")->type_name("S");
+    }
+    if (inputs)
+      g.add_option("--input", opt.input,
+                   "run only the case(s) FILE holds, written in the tileprobe-input v1 format (probes/common/"
+                   "README.md; the probe's README has an example); a shrunk counterexample's .tpin file is one")
+          ->type_name("FILE");
+  }
+  if (shrinker) {
+    auto& g = *cli.add_option_group("Shrinking", "how a failing case is reduced to a smaller one that still fails");
+    g.add_flag("!--no-shrink", opt.shrink, "do not shrink failures");
+    g.add_option("--shrink-budget", shrink_budget_arg, "candidate runs per shrunk failure, 0..1000000")
+        ->type_name("N")
+        ->capture_default_str();
+  }
+  if (skew_points)
+    cli.add_option_group("Races on CUDA", "this probe's kernels have skew points (tp::skew_point)")
+        ->add_option("--skew", skew_arg,
+                     "CUDA only: MASK:CYCLES, spin the warps whose bit is set in the hex MASK (bit w%32 for warp w) "
+                     "for CYCLES clock cycles at every skew point of the kernels, to make races show")
+        ->type_name("MASK:CYCLES");
+}
+
+bool app::impl::given(const char* option) const {
+  const auto* o = cli.get_option_no_throw(option);
+  return o && o->count() > 0;
+}
+
+// An exception from a runner either ends the whole run (bad usage, no backend, an internal failure, which includes
+// an error the backend's `internal` hook recognises, such as a simulator stop, and running out of memory: exits 2, 77
+// and 3) or is the case's own error, which fails the case(s) it came from. Called inside a catch block: rethrows the
+// first kind, returns the message of the second.
+std::string app::impl::case_error_or_rethrow(const std::exception& e) const {
+  if (dynamic_cast<const usage_error*>(&e) || dynamic_cast<const backend_unavailable*>(&e) ||
+      dynamic_cast<const internal_error*>(&e) || dynamic_cast<const std::bad_alloc*>(&e))
+    throw;
+  if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+  return e.what();
 }
 
 void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const variant& v, std::span<outcome> out) {
@@ -351,35 +390,19 @@ void app::impl::outcome_of_batch(std::span<const case_def* const> cases, const v
       for (std::size_t i = 0; i < cases.size(); ++i) {
         try {
           out[i] = runner(*cases[i], v);
-        } catch (const usage_error&) {
-          throw;
-        } catch (const backend_unavailable&) {
-          throw;
-        } catch (const internal_error&) {
-          throw;
-        } catch (const std::bad_alloc&) {
-          throw;
         } catch (const std::exception& e) {
-          if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+          const auto error = case_error_or_rethrow(e);
           out[i] = outcome{};
-          out[i].error = e.what();
+          out[i].error = error;
         }
       }
     }
-  } catch (const usage_error&) {
-    throw;
-  } catch (const backend_unavailable&) {
-    throw;
-  } catch (const internal_error&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw;
   } catch (const std::exception& e) {
-    if (hooks_used.internal && hooks_used.internal(e)) throw internal_error(e.what());
+    const auto error = case_error_or_rethrow(e);
     // A batch shares one launch, so one error fails every case of the batch.
     for (auto& o : out) {
       o = outcome{};
-      o.error = e.what();
+      o.error = error;
     }
   }
   for (auto& o : out)
@@ -422,18 +445,10 @@ int app::main(int argc, char** argv) {
 
 int app::impl::run(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) opt.command_line.emplace_back(argv[i]);
-  try {
-    cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    throw usage_error(msg + " (see --help)");
+  add_probe_options();
+  if (const auto stop = parse_command_line(cli, argc, argv)) {
+    if (stop->usage_error.empty()) return stop->exit_code;
+    throw usage_error(stop->usage_error);
   }
   if (!runner && !batch_runner) throw std::logic_error("no runner registered");
   if (family.empty()) throw std::logic_error("no kernel family declared");
@@ -479,17 +494,15 @@ int app::impl::run(int argc, char** argv) {
     std::cout.flush();
     return 0;
   }
-  if (expect_arg == "fail-pass") opt.expect = expect_mode::fail_pass;
-  else if (expect_arg == "pass") opt.expect = expect_mode::pass;
-  else if (expect_arg == "fail") opt.expect = expect_mode::fail;
+  if (const auto e = parse_name<expect_mode>(expect_arg)) opt.expect = *e;
   else throw usage_error("--expect '" + expect_arg + "': expected fail-pass, pass or fail");
   opt.shard = parse_shard(shard_arg);
-  fuzz_given = cli.count("--fuzz") > 0;
+  fuzz_given = given("--fuzz");
   opt.fuzz = fuzz_given ? bounded_count("--fuzz", fuzz_arg, 0, 1000000000) : fuzz_default;
   opt.jobs = unsigned(bounded_count("--jobs", jobs_arg, 1, 1024));
   if (!batch_arg.empty()) opt.batch = std::size_t(bounded_count("--batch", batch_arg, 1, std::uint64_t{1} << 24));
   opt.shrink_budget = unsigned(bounded_count("--shrink-budget", shrink_budget_arg, 0, 1000000));
-  if (!opt.shrink && cli.count("--shrink-budget"))
+  if (!opt.shrink && given("--shrink-budget"))
     throw usage_error("--shrink-budget and --no-shrink contradict each other (the budget is for shrinking)");
   opt.seed = seed_default;
   if (!seed_arg.empty()) {
@@ -510,9 +523,8 @@ int app::impl::run(int argc, char** argv) {
   if (std::find(fixture_words.begin(), fixture_words.end(), "all") != fixture_words.end() && !opt.fixtures.empty())
     throw usage_error("--fixture all and --fixture NAME contradict each other");
   if (!opt.input.empty()) {
-    if (!input) throw usage_error("--input: this probe does not take tiles as data");
     for (const char* other : {"--fuzz", "--seed", "--fixture"})
-      if (cli.count(other))
+      if (given(other))
         throw usage_error(std::string("--input and ") + other + " contradict each other (an --input run runs the " +
                           "file's cases only)");
     std::ifstream probe_file(opt.input);
@@ -660,8 +672,7 @@ int app::impl::run(int argc, char** argv) {
       fn(batch);
       admit(std::move(batch), kind, std::nullopt, fixed_cases);
     }
-    if (fuzz) n_fuzz = opt.fuzz;
-    else if (fuzz_given && opt.fuzz > 0) throw usage_error("--fuzz: this probe has no fuzz generator");
+    if (fuzz) n_fuzz = opt.fuzz;  // without a generator there is no --fuzz option
   }
   std::unordered_set<std::string_view> fixed_ids;
   fixed_ids.reserve(fixed_cases.size());

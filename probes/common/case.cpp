@@ -5,23 +5,6 @@
 
 namespace tp::probe {
 
-std::string_view to_string(source_kind k) {
-  switch (k) {
-    case source_kind::fixture: return "fixture";
-    case source_kind::adversarial: return "adversarial";
-    case source_kind::control: return "control";
-    case source_kind::fuzz: return "fuzz";
-    case source_kind::input: return "input";
-  }
-  return "?";
-}
-
-std::optional<source_kind> parse_source_kind(std::string_view s) {
-  for (source_kind k : all_source_kinds)
-    if (to_string(k) == s) return k;
-  return std::nullopt;
-}
-
 namespace {
 void check_id_part(std::string_view what, std::string_view s) {
   if (s.find_first_of(",()=") != std::string_view::npos)

@@ -13,6 +13,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include "probes/common/names.h"
+
 namespace tp::probe {
 
 // Bad usage or bad input: main() prints the message as one line and exits 2, having run nothing.
@@ -33,8 +35,10 @@ struct backend_unavailable : std::runtime_error {
 enum class source_kind { fixture, adversarial, control, fuzz, input };
 inline constexpr source_kind all_source_kinds[] = {source_kind::fixture, source_kind::adversarial,
                                                    source_kind::control, source_kind::fuzz, source_kind::input};
-std::string_view to_string(source_kind k);
-std::optional<source_kind> parse_source_kind(std::string_view s);
+constexpr std::string_view names_of(source_kind) { return "fixture adversarial control fuzz input"; }
+// Not only the template: a case_source (below) converts to source_kind here.
+constexpr std::string_view to_string(source_kind k) { return to_string<source_kind>(k); }
+constexpr std::optional<source_kind> parse_source_kind(std::string_view s) { return parse_name<source_kind>(s); }
 
 // A case's source kind, remembering whether the probe set it. A source registered with app::source(kind, fn) (or the
 // fuzz generator, or --input) supplies the kind of every case that leaves this unset; a case that names its own kind
@@ -58,6 +62,7 @@ class case_source {
 //   pass: must pass on buggy variants too (set automatically for control cases).
 //   fail: this very case must fail on every buggy variant (e.g. the one adversarial group that hits the bug).
 enum class on_buggy { any, pass, fail };
+constexpr std::string_view names_of(on_buggy) { return "any pass fail"; }
 
 // Builds `name(k=v,...)`, the id format of every case. Keys and values must not contain ',', '(', ')' or '=' (they
 // would make the id ambiguous as a filter); a violation throws std::logic_error, since it is a probe bug.

@@ -248,4 +248,13 @@ input_writer& input_writer::record(std::string_view key, const std::vector<std::
   return *this;
 }
 
+std::string input_label(const std::string& path) {
+  std::string s = std::filesystem::path(path).filename().string();
+  for (char& c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
+      c = '_';
+  if (s.size() > 48) s.resize(48);
+  return "input:" + (s.empty() ? std::string("file") : s);
+}
+
 }  // namespace tp::probe

@@ -86,6 +86,11 @@ class input_file {
   unsigned last_line_ = 0;
 };
 
+// "input:NAME": how a case read from the file at `path` names its source in its id. NAME is the file's name with
+// every character other than letters, digits, '.', '-' and '_' made '_' (nothing that would split an id or trip a
+// shell), at most 48 of them ("file" when empty).
+std::string input_label(const std::string& path);
+
 // Writes a file in the same format: the header and probe line, then records. Values must be single tokens (no
 // whitespace, no '#'); a violation is a probe defect (std::logic_error).
 class input_writer {

@@ -674,12 +674,20 @@ std::string comparison_body(const backend_comparison& c) {
                          cell.on_b, cell.on_a == cell.on_b ? "equal" : "**DIFFERS**");
   }
   if (!c.rates.empty()) {
-    o += "\nThroughput measured in these runs. Case runs are cases x variants, each generated, run, checked against "
+    if (!o.empty()) o += '\n';
+    o += "Throughput measured in these runs. Case runs are cases x variants, each generated, run, checked against "
          "the oracle and judged; seconds are the reports' run_seconds (the slowest shard where shards ran side by "
          "side).\n\n| probe | backend | run | case runs/s | |\n|---|---|---|---:|---|\n";
-    for (const auto& r : c.rates)
+    for (const auto& r : c.rates) {
+      std::string note;
+      if (r.vs_cpu_one_process) note = fmt::format("{:.1f}x the cpu run in one process", *r.vs_cpu_one_process);
+      if (r.at_most)
+        note += fmt::format("; at most {:.0f}x with free kernels on {} host thread(s) ({:.1f} us CPU per tile-case run "
+                            "in the cpu run, {:.1f} us of it host work)",
+                            *r.at_most, r.host_threads, *r.cpu_us_per_tile_case_run, *r.host_us_per_tile_case_run);
       o += fmt::format("| {} | {} | {} | {} | {} |\n", r.probe, r.backend, r.what,
-                       format_number(std::round(r.case_runs_per_second)), md_escape(r.note));
+                       format_number(std::round(r.case_runs_per_second)), md_escape(note));
+    }
   }
   return o;
 }
@@ -691,8 +699,8 @@ std::string comparison_section(const backend_comparison& c) {
 
 std::string render_document(const std::vector<merged_run>& runs, const mutation_matrix* matrix,
                             const backend_comparison* comparison, const render_options& options) {
-  if (runs.empty()) {
-    std::string o = matrix ? "# tileprobe mutation matrix\n" : "# tileprobe report\n";
+  if (runs.empty() || !options.run_sections) {
+    std::string o = !options.run_sections ? "" : matrix ? "# tileprobe mutation matrix\n" : "# tileprobe report\n";
     if (matrix) o += matrix_section(*matrix, 2);
     if (comparison) o += comparison_section(*comparison);
     return o;

@@ -3,7 +3,9 @@
 // "failed / cases run" everywhere; numbers print as probe::format_number does in every format.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,17 +41,29 @@ struct backend_comparison {
   };
   std::vector<row> rows;
   std::vector<std::string> problems;
-  // Throughput (tileprobe-report --throughput): case runs per second of each run, from its JSON bench fields.
+  // Throughput (tileprobe-report --throughput): case runs per second of each run, from its JSON (run_seconds and the
+  // bench fields), never from its prose notes.
   struct rate {
-    std::string probe, backend, what;
+    std::string probe, backend, what;  // what: how it ran, e.g. "1 process, --jobs 16" or "16 shards side by side"
+    std::uint64_t case_runs = 0;       // cases x variants
+    double seconds = 0;                // run_seconds (shards side by side: the slowest shard's)
     double case_runs_per_second = 0;
-    std::string note;  // how it was measured, e.g. "--jobs 16, 1 shard"
+    unsigned host_threads = 1;         // --jobs, or the shards side by side
+    // Against the same probe's cpu run in one process with one host thread (the emulator on one core), if there is
+    // one and this is not it.
+    std::optional<double> vs_cpu_one_process;
+    // From that cpu run's own split of CPU time: per tile-case run, all of it and the host work (generation, oracle,
+    // judging); with `host_threads` threads and kernels that cost nothing a run cannot beat
+    // host_threads x all / host work times the cpu run's rate (`at_most`).
+    std::optional<double> cpu_us_per_tile_case_run, host_us_per_tile_case_run, at_most;
   };
   std::vector<rate> rates;
 };
 
 struct render_options {
-  bool bench = false;  // a Speed section per run (the probe ran with --bench)
+  bool bench = false;        // a Speed section per run (the probe ran with --bench)
+  bool run_sections = true;  // false: no title, headline table or run sections, only the comparison, throughput and
+                             // matrix sections (a part of another document, e.g. ci/gpu's summary)
 };
 
 // The document: a headline table (probe, backend, each buggy and fixed variant's failed / cases, verdict, linked to

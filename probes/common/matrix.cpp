@@ -218,7 +218,9 @@ mutation_matrix matrix_from_runs(const std::vector<matrix_run>& runs, const std:
   for (const auto& r : runs) {
     const auto f = family_of.find(r.probe);
     if (f == family_of.end()) {
-      m.problems.push_back(fmt::format("{}: no run of it wrote a report, so its kernel family is unknown", r.probe));
+      m.problems.push_back(fmt::format("{} on {}: exit {}, and no run of {} wrote a report, so its kernel family is "
+                                       "unknown",
+                                       r.probe, r.variant, r.exit_code, r.probe));
       continue;
     }
     probes_of[f->second].insert(r.probe);

@@ -35,12 +35,12 @@ namespace tp::probe {
 //   pass:      every selected variant passes every case (non-target variants in the mutation matrix).
 //   fail:      every selected variant fails at least one case ("killed", for mutants).
 enum class expect_mode { fail_pass, pass, fail };
-std::string_view to_string(expect_mode m);
+constexpr std::string_view names_of(expect_mode) { return "fail-pass pass fail"; }
 
 // The role a selected variant plays in fail_pass mode; `other` variants are run and reported, with only the
 // control-case rule applied to them.
 enum class variant_role { buggy, fixed, other };
-std::string_view to_string(variant_role r);
+constexpr std::string_view names_of(variant_role) { return "buggy fixed other"; }
 
 // A selected variant, as the runner sees it. `ops` is the ops struct the variant registered (TP_REGISTER_VARIANT).
 struct variant {
@@ -153,8 +153,12 @@ class app {
   // options are checked and the cases built, before anything runs; an exit code ends main() there, nullopt runs on.
   using before_run_fn = std::function<std::optional<int>(const case_list& cases)>;
   app& before_run(before_run_fn fn);
-  // The names --fixture accepts (any other is a usage error listing these); undeclared: not checked.
+  // The names --fixture accepts (any other is a usage error listing these). Only a probe that declares them, and
+  // reads opts().fixtures in its fixture source, offers --fixture; likewise --fuzz/--seed need fuzz(), --input needs
+  // input(), --no-shrink/--shrink-budget need shrinker(), and --skew needs skew_points().
   app& fixture_names(std::vector<std::string> names);
+  // This probe's kernels call tp::skew_point() (simt/simt.h): offer --skew, which delays chosen warps there on CUDA.
+  app& skew_points();
 
   // Lines summarising the whole run that no single case shows (e.g. "ubatch threshold: 512"), gathered by the
   // probe's runner in its own state; called once after every case ran (before shrinking), shown in every report.

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
+#include <type_traits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -19,37 +22,23 @@
 #ifndef TP_GIT_REPOSITORY
 #define TP_GIT_REPOSITORY "unknown"
 #endif
+#ifndef TP_VERSION
+#define TP_VERSION "unknown"
+#endif
 
 namespace tp::probe {
 
 using nlohmann::json;
 
-std::string_view to_string(report_format f) {
-  switch (f) {
-    case report_format::text: return "text";
-    case report_format::md: return "md";
-    case report_format::json: return "json";
-    case report_format::junit: return "junit";
-  }
-  return "?";
-}
-
-std::string_view file_extension(report_format f) {
-  switch (f) {
-    case report_format::text: return "txt";
-    case report_format::md: return "md";
-    case report_format::json: return "json";
-    case report_format::junit: return "xml";
-  }
-  return "?";
-}
-
 report_format parse_report_format(std::string_view s) {
-  for (auto f : {report_format::text, report_format::md, report_format::json, report_format::junit})
-    if (to_string(f) == s) return f;
+  if (const auto f = parse_name<report_format>(s)) return *f;
   if (s == "markdown") return report_format::md;
   if (s == "xml") return report_format::junit;
   throw usage_error("--report '" + std::string(s) + "': unknown format (expected text, md, json or junit)");
+}
+
+std::string version_line(std::string_view tool) {
+  return std::string(tool) + " " + TP_VERSION + " (git " + TP_GIT_COMMIT + ")";
 }
 
 std::vector<std::pair<std::string, std::string>> build_environment() {
@@ -401,30 +390,6 @@ json metrics_json(const std::map<std::string, metric>& m) {
     j[k] = {{"value", number_json(v.value)}, {"merge", v.merge == metric_merge::sum ? "sum" : "max"}};
   return j;
 }
-json hazards_json(const hazard_evidence& h) {
-  return {{"raw", h.raw}, {"war", h.war}, {"waw", h.waw}, {"first", h.first}};
-}
-json unwritten_json(const unwritten_evidence& u) {
-  return {{"host_initialised", u.host_initialised}, {"never_written", u.never_written}, {"first", u.first}};
-}
-json outcome_json(const outcome& o) {
-  return {{"pass", o.pass},
-          {"error", o.error},
-          {"metrics", metrics_json(o.metrics)},
-          {"detail", o.detail},
-          {"coverage", o.coverage},
-          {"hazards", hazards_json(o.hazards)},
-          {"unwritten", unwritten_json(o.unwritten)}};
-}
-std::string_view to_string(on_buggy b) {
-  switch (b) {
-    case on_buggy::any: return "any";
-    case on_buggy::pass: return "pass";
-    case on_buggy::fail: return "fail";
-  }
-  return "?";
-}
-
 // Field access that names what is missing, so a bad report file gives one clear line.
 const json& at(const json& j, const char* key, std::string_view where) {
   if (!j.is_object() || !j.contains(key))
@@ -438,6 +403,12 @@ T get(const json& j, const char* key, std::string_view where) {
   } catch (const nlohmann::json::exception&) {
     throw std::runtime_error(fmt::format("{}: field '{}' has the wrong type", where, key));
   }
+}
+// An enum field by its table's name; any other name is a bad report.
+template <named_enum E>
+E named(const std::string& name, const char* key, std::string_view where) {
+  if (const auto v = parse_name<E>(name)) return *v;
+  throw std::runtime_error(fmt::format("{}: field '{}' has the unknown value '{}'", where, key, name));
 }
 double number_from(const json& j, std::string_view where) {
   if (j.is_null()) return std::nan("");  // version 2 reports before non-finite values were written as strings
@@ -458,25 +429,137 @@ std::map<std::string, metric> metrics_from(const json& j, std::string_view where
                   get<std::string>(v, "merge", where) == "sum" ? metric_merge::sum : metric_merge::max};
   return m;
 }
-hazard_evidence hazards_from(const json& j, std::string_view where) {
-  return {get<std::uint64_t>(j, "raw", where), get<std::uint64_t>(j, "war", where),
-          get<std::uint64_t>(j, "waw", where), get<std::vector<std::string>>(j, "first", where)};
+
+// A record's JSON fields, listed once (key and member) for writing and for reading it, so the two directions cannot
+// drift apart. Values go through value_json / read_value: plain JSON, or a number that may be non-finite, metrics,
+// an enum by its name, an optional (null when empty) or a nested record through its own list.
+template <class S, class M>
+struct field {
+  const char* key;
+  M S::*member;
+};
+template <class S>
+struct fields_of;  // specialised below: `list`, the record's fields
+template <class S>
+concept record = requires { fields_of<S>::list; };
+template <class T>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+
+template <class T>
+json value_json(const T& v);
+template <class T>
+void read_value(const json& j, T& into, const char* key, std::string_view where);
+
+template <class S, class... M>
+json fields_json(const S& s, const std::tuple<field<S, M>...>& fields) {
+  json j = json::object();
+  std::apply([&](const auto&... f) { ((j[f.key] = value_json(s.*(f.member))), ...); }, fields);
+  return j;
 }
-unwritten_evidence unwritten_from(const json& j, std::string_view where) {
-  return {get<std::uint64_t>(j, "host_initialised", where), get<std::uint64_t>(j, "never_written", where),
-          get<std::vector<std::string>>(j, "first", where)};
+template <class S, class... M>
+void read_fields(const json& j, S& s, const std::tuple<field<S, M>...>& fields, std::string_view where) {
+  std::apply([&](const auto&... f) { (read_value(at(j, f.key, where), s.*(f.member), f.key, where), ...); }, fields);
 }
-outcome outcome_from(const json& j, std::string_view where) {
-  outcome o;
-  o.pass = get<bool>(j, "pass", where);
-  o.error = get<std::string>(j, "error", where);
-  o.metrics = metrics_from(at(j, "metrics", where), where);
-  o.detail = get<std::vector<std::string>>(j, "detail", where);
-  o.coverage = get<std::map<std::string, std::uint64_t>>(j, "coverage", where);
-  o.hazards = hazards_from(at(j, "hazards", where), where);
-  o.unwritten = unwritten_from(at(j, "unwritten", where), where);
-  return o;
+
+template <class T>
+json value_json(const T& v) {
+  if constexpr (std::is_same_v<T, double>) return number_json(v);
+  else if constexpr (std::is_same_v<T, std::map<std::string, metric>>) return metrics_json(v);
+  else if constexpr (named_enum<T>) return json(to_string(v));
+  else if constexpr (is_optional<T>) return v ? value_json(*v) : json(nullptr);
+  else if constexpr (record<T>) return fields_json(v, fields_of<T>::list);
+  else return json(v);
 }
+template <class T>
+void read_value(const json& j, T& into, const char* key, std::string_view where) {
+  if constexpr (std::is_same_v<T, double>) {
+    into = number_from(j, where);
+  } else if constexpr (std::is_same_v<T, std::map<std::string, metric>>) {
+    into = metrics_from(j, where);
+  } else if constexpr (named_enum<T>) {
+    std::string name;
+    read_value(j, name, key, where);
+    into = named<T>(name, key, where);
+  } else if constexpr (is_optional<T>) {
+    if (j.is_null()) into.reset();
+    else read_value(j, into.emplace(), key, where);
+  } else if constexpr (record<T>) {
+    read_fields(j, into, fields_of<T>::list, where);
+  } else {
+    try {
+      into = j.get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw std::runtime_error(fmt::format("{}: field '{}' has the wrong type", where, key));
+    }
+  }
+}
+
+template <>
+struct fields_of<hazard_evidence> {
+  static constexpr std::tuple list{field{"raw", &hazard_evidence::raw}, field{"war", &hazard_evidence::war},
+                                   field{"waw", &hazard_evidence::waw}, field{"first", &hazard_evidence::first}};
+};
+template <>
+struct fields_of<unwritten_evidence> {
+  static constexpr std::tuple list{field{"host_initialised", &unwritten_evidence::host_initialised},
+                                   field{"never_written", &unwritten_evidence::never_written},
+                                   field{"first", &unwritten_evidence::first}};
+};
+template <>
+struct fields_of<outcome> {
+  static constexpr std::tuple list{field{"pass", &outcome::pass},           field{"error", &outcome::error},
+                                   field{"metrics", &outcome::metrics},     field{"detail", &outcome::detail},
+                                   field{"coverage", &outcome::coverage},   field{"hazards", &outcome::hazards},
+                                   field{"unwritten", &outcome::unwritten}};
+};
+template <>
+struct fields_of<variant_summary> {
+  static constexpr std::tuple list{
+      field{"name", &variant_summary::name},         field{"role", &variant_summary::role},
+      field{"passed", &variant_summary::passed},     field{"failed", &variant_summary::failed},
+      field{"errors", &variant_summary::errors},     field{"seconds", &variant_summary::seconds},
+      field{"metrics", &variant_summary::metrics},   field{"coverage", &variant_summary::coverage},
+      field{"hazards", &variant_summary::hazards},   field{"unwritten", &variant_summary::unwritten}};
+};
+// A tally's per-variant counts; "variant" (the name) is written and matched beside them.
+template <>
+struct fields_of<case_tally::per_variant> {
+  using P = case_tally::per_variant;
+  static constexpr std::tuple list{field{"failed", &P::failed},
+                                   field{"first_failed", &P::first_failed},
+                                   field{"first_failed_at", &P::first_failed_at},
+                                   field{"first_passed", &P::first_passed},
+                                   field{"first_passed_at", &P::first_passed_at}};
+};
+template <>
+struct fields_of<case_tally> {  // and "variants", each a per_variant record with its variant's name
+  static constexpr std::tuple list{field{"group", &case_tally::group}, field{"source", &case_tally::source},
+                                   field{"buggy", &case_tally::buggy}, field{"cases", &case_tally::cases},
+                                   field{"first_at", &case_tally::first_at}};
+};
+template <>
+struct fields_of<case_row> {  // and "group" (the source kind's name when empty), "seed", "position", "failed_on"
+  static constexpr std::tuple list{field{"id", &case_row::id}, field{"source", &case_row::source},
+                                   field{"tags", &case_row::tags}, field{"buggy", &case_row::buggy}};
+};
+template <>
+struct fields_of<counterexample> {
+  static constexpr std::tuple list{
+      field{"variant", &counterexample::variant},
+      field{"original", &counterexample::original_id},
+      field{"shrunk", &counterexample::shrunk_id},
+      field{"steps", &counterexample::steps},
+      field{"runs", &counterexample::runs},
+      field{"budget_exhausted", &counterexample::budget_exhausted},
+      field{"outcome", &counterexample::on_variant},
+      field{"reference_variant", &counterexample::reference_variant},
+      field{"reference_outcome", &counterexample::on_reference}};
+  // Since schema version 2.
+  static constexpr std::tuple since_v2{field{"input_file", &counterexample::input_file},
+                                       field{"reproduce", &counterexample::reproduce}};
+};
 }  // namespace
 
 json to_json(const run_record& r, bool bench) {
@@ -505,16 +588,7 @@ json to_json(const run_record& r, bool bench) {
   for (const auto& [k, v] : r.environment) j["environment"].push_back({{"key", k}, {"value", v}});
   j["variants"] = json::array();
   for (const auto& v : r.variants) {
-    json jv = {{"name", v.name},
-               {"role", to_string(v.role)},
-               {"passed", v.passed},
-               {"failed", v.failed},
-               {"errors", v.errors},
-               {"seconds", v.seconds},
-               {"metrics", metrics_json(v.metrics)},
-               {"coverage", v.coverage},
-               {"hazards", hazards_json(v.hazards)},
-               {"unwritten", unwritten_json(v.unwritten)}};
+    json jv = value_json(v);
     if (bench) jv["cases_per_second"] = cases_per_second(v);
     j["variants"].push_back(std::move(jv));
   }
@@ -523,53 +597,37 @@ json to_json(const run_record& r, bool bench) {
   for (const auto& t : tallies_of(r)) {
     json per = json::array();
     for (std::size_t v = 0; v < r.variants.size(); ++v) {
-      const auto& pv = t.variants[v];
-      per.push_back({{"variant", r.variants[v].name},
-                     {"failed", pv.failed},
-                     {"first_failed", pv.first_failed},
-                     {"first_failed_at", pv.first_failed_at},
-                     {"first_passed", pv.first_passed},
-                     {"first_passed_at", pv.first_passed_at}});
+      json pv = value_json(t.variants[v]);
+      pv["variant"] = r.variants[v].name;
+      per.push_back(std::move(pv));
     }
-    j["tallies"].push_back({{"group", t.group},
-                            {"source", to_string(t.source)},
-                            {"buggy", to_string(t.buggy)},
-                            {"cases", t.cases},
-                            {"first_at", t.first_at},
-                            {"variants", std::move(per)}});
+    json jt = value_json(t);
+    jt["variants"] = std::move(per);
+    j["tallies"].push_back(std::move(jt));
   }
   j["cases"] = json::array();
   for (const auto& c : r.cases) {
     json failed_on = json::array();
     for (std::size_t v = 0; v < r.variants.size(); ++v)
       if (!c.passed[v]) failed_on.push_back(r.variants[v].name);
-    j["cases"].push_back({{"id", c.id},
-                          {"source", to_string(c.source)},
-                          {"group", c.group.empty() ? std::string(to_string(c.source)) : c.group},
-                          {"tags", c.tags},
-                          {"seed", c.seed ? json(seed_string(*c.seed)) : json(nullptr)},
-                          {"buggy", to_string(c.buggy)},
-                          {"position", c.position},
-                          {"failed_on", std::move(failed_on)}});
+    json jc = value_json(c);
+    jc["group"] = c.group.empty() ? std::string(to_string(c.source)) : c.group;
+    jc["seed"] = c.seed ? json(seed_string(*c.seed)) : json(nullptr);
+    jc["position"] = c.position;
+    jc["failed_on"] = std::move(failed_on);
+    j["cases"].push_back(std::move(jc));
   }
   j["failures"] = json::array();
   for (const auto& f : r.failures)
     j["failures"].push_back({{"case", r.cases[f.case_index].id},
                              {"variant", r.variants[f.variant_index].name},
-                             {"outcome", outcome_json(f.result)}});
+                             {"outcome", value_json(f.result)}});
   j["counterexamples"] = json::array();
-  for (const auto& ce : r.counterexamples)
-    j["counterexamples"].push_back({{"variant", ce.variant},
-                                    {"original", ce.original_id},
-                                    {"shrunk", ce.shrunk_id},
-                                    {"steps", ce.steps},
-                                    {"runs", ce.runs},
-                                    {"budget_exhausted", ce.budget_exhausted},
-                                    {"outcome", outcome_json(ce.on_variant)},
-                                    {"reference_variant", ce.reference_variant},
-                                    {"reference_outcome", ce.on_reference ? outcome_json(*ce.on_reference) : json()},
-                                    {"input_file", ce.input_file},
-                                    {"reproduce", ce.reproduce}});
+  for (const auto& ce : r.counterexamples) {
+    json jce = value_json(ce);
+    jce.update(fields_json(ce, fields_of<counterexample>::since_v2));
+    j["counterexamples"].push_back(std::move(jce));
+  }
   j["verdict"] = {{"as_expected", r.as_expected()}, {"broken", r.broken}};
   return j;
 }
@@ -586,11 +644,7 @@ run_record from_json(const json& j) {
   r.summary = get<std::string>(j, "summary", w);
   r.family = get<std::string>(j, "family", w);
   r.backend = get<std::string>(j, "backend", w);
-  const auto expect = get<std::string>(j, "expect", w);
-  if (expect == "fail-pass") r.expect = expect_mode::fail_pass;
-  else if (expect == "pass") r.expect = expect_mode::pass;
-  else if (expect == "fail") r.expect = expect_mode::fail;
-  else throw std::runtime_error(w + ": unknown expect '" + expect + "'");
+  read_value(at(j, "expect", w), r.expect, "expect", w);
   for (const auto& k : get<std::vector<std::string>>(j, "must_catch", w)) {
     auto kind = parse_source_kind(k);
     if (!kind) throw std::runtime_error(w + ": unknown source kind '" + k + "' in must_catch");
@@ -616,36 +670,20 @@ run_record from_json(const json& j) {
   std::map<std::string, std::size_t> variant_index;
   for (const auto& jv : at(j, "variants", w)) {
     variant_summary v;
-    v.name = get<std::string>(jv, "name", w);
-    const auto role = get<std::string>(jv, "role", w);
-    v.role = role == "buggy" ? variant_role::buggy : role == "fixed" ? variant_role::fixed : variant_role::other;
-    v.passed = get<std::uint64_t>(jv, "passed", w);
-    v.failed = get<std::uint64_t>(jv, "failed", w);
-    v.errors = get<std::uint64_t>(jv, "errors", w);
-    v.seconds = get<double>(jv, "seconds", w);
-    v.metrics = metrics_from(at(jv, "metrics", w), w);
-    v.coverage = get<std::map<std::string, std::uint64_t>>(jv, "coverage", w);
-    v.hazards = hazards_from(at(jv, "hazards", w), w);
-    v.unwritten = unwritten_from(at(jv, "unwritten", w), w);
+    read_value(jv, v, "variants", w);
     variant_index[v.name] = r.variants.size();
     r.variants.push_back(std::move(v));
   }
   std::map<std::string, std::size_t> case_index;
   for (const auto& jc : at(j, "cases", w)) {
     case_row c;
-    c.id = get<std::string>(jc, "id", w);
-    auto kind = parse_source_kind(get<std::string>(jc, "source", w));
-    if (!kind) throw std::runtime_error(w + ": case " + c.id + ": unknown source");
-    c.source = *kind;
+    read_value(jc, c, "cases", w);
     c.group = get<std::string>(jc, "group", w);
-    c.tags = get<std::vector<std::string>>(jc, "tags", w);
     if (!at(jc, "seed", w).is_null()) {
       auto s = parse_seed(get<std::string>(jc, "seed", w));
       if (!s) throw std::runtime_error(w + ": case " + c.id + ": bad seed");
       c.seed = *s;
     }
-    const auto b = get<std::string>(jc, "buggy", w);
-    c.buggy = b == "pass" ? on_buggy::pass : b == "fail" ? on_buggy::fail : on_buggy::any;
     // Version 1 listed every case of its shard in order: the k-th sat at k*count + index-1 in the unsharded list.
     c.position = version >= 2 ? get<std::uint64_t>(jc, "position", w)
                               : std::uint64_t(r.cases.size()) * r.shard.count + (r.shard.index - 1);
@@ -662,25 +700,14 @@ run_record from_json(const json& j) {
     r.all_cases_listed = get<bool>(j, "all_cases_listed", w);
     for (const auto& jt : at(j, "tallies", w)) {
       case_tally t;
-      t.group = get<std::string>(jt, "group", w);
-      auto kind = parse_source_kind(get<std::string>(jt, "source", w));
-      if (!kind) throw std::runtime_error(w + ": tally " + t.group + ": unknown source");
-      t.source = *kind;
-      const auto b = get<std::string>(jt, "buggy", w);
-      t.buggy = b == "pass" ? on_buggy::pass : b == "fail" ? on_buggy::fail : on_buggy::any;
-      t.cases = get<std::uint64_t>(jt, "cases", w);
-      t.first_at = get<std::uint64_t>(jt, "first_at", w);
+      read_value(jt, t, "tallies", w);
       t.variants.resize(r.variants.size());
       for (const auto& jv : at(jt, "variants", w)) {
         auto it = variant_index.find(get<std::string>(jv, "variant", w));
         if (it == variant_index.end()) throw std::runtime_error(w + ": tally " + t.group + ": unknown variant");
         auto& pv = t.variants[it->second];
-        pv.failed = get<std::uint64_t>(jv, "failed", w);
+        read_value(jv, pv, "tallies", w);
         if (pv.failed > t.cases) throw std::runtime_error(w + ": tally " + t.group + ": more failed than cases");
-        pv.first_failed = get<std::string>(jv, "first_failed", w);
-        pv.first_failed_at = get<std::uint64_t>(jv, "first_failed_at", w);
-        pv.first_passed = get<std::string>(jv, "first_passed", w);
-        pv.first_passed_at = get<std::uint64_t>(jv, "first_passed_at", w);
       }
       r.tallies.push_back(std::move(t));
     }
@@ -692,23 +719,14 @@ run_record from_json(const json& j) {
     auto vi = variant_index.find(vn);
     if (ci == case_index.end() || vi == variant_index.end())
       throw std::runtime_error(w + ": failure names an unknown case or variant: " + id + " on " + vn);
-    r.failures.push_back({ci->second, vi->second, outcome_from(at(jf, "outcome", w), w)});
+    outcome result;
+    read_value(at(jf, "outcome", w), result, "outcome", w);
+    r.failures.push_back({ci->second, vi->second, std::move(result)});
   }
   for (const auto& jce : at(j, "counterexamples", w)) {
     counterexample ce;
-    ce.variant = get<std::string>(jce, "variant", w);
-    ce.original_id = get<std::string>(jce, "original", w);
-    ce.shrunk_id = get<std::string>(jce, "shrunk", w);
-    ce.steps = get<unsigned>(jce, "steps", w);
-    ce.runs = get<unsigned>(jce, "runs", w);
-    ce.budget_exhausted = get<bool>(jce, "budget_exhausted", w);
-    ce.on_variant = outcome_from(at(jce, "outcome", w), w);
-    ce.reference_variant = get<std::string>(jce, "reference_variant", w);
-    if (!at(jce, "reference_outcome", w).is_null()) ce.on_reference = outcome_from(jce.at("reference_outcome"), w);
-    if (version >= 2) {
-      ce.input_file = get<std::string>(jce, "input_file", w);
-      ce.reproduce = get<std::vector<std::string>>(jce, "reproduce", w);
-    }
+    read_value(jce, ce, "counterexamples", w);
+    if (version >= 2) read_fields(jce, ce, fields_of<counterexample>::since_v2, w);
     r.counterexamples.push_back(std::move(ce));
   }
   r.broken = get<std::vector<std::string>>(at(j, "verdict", w), "broken", w);

@@ -9,18 +9,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/common/names.h"
 #include "probes/common/run.h"
 
 namespace tp::probe {
 
 enum class report_format { text, md, json, junit };
-std::string_view to_string(report_format f);
-std::string_view file_extension(report_format f);  // txt, md, json, xml
+constexpr std::string_view names_of(report_format) { return "text md json junit"; }
+constexpr std::string_view file_extension(report_format f) { return word_at("txt md json xml", std::size_t(f)); }
 report_format parse_report_format(std::string_view s);  // throws usage_error
 
 // probe-independent lines: compiler, build type, git commit (configure time), hostname; the app adds probe, backend,
 // device and the probe's own env() lines.
 std::vector<std::pair<std::string, std::string>> build_environment();
+// "TOOL VERSION (git COMMIT)": what --version prints for every tileprobe executable built with this library, the
+// commit being the one the build was configured from.
+std::string version_line(std::string_view tool);
 
 // A number as every report prints it: integers exactly, others to 6 significant digits, and "inf", "-inf", "nan"
 // (JSON writes non-finite values as these strings too).

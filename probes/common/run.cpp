@@ -7,24 +7,6 @@
 
 namespace tp::probe {
 
-std::string_view to_string(expect_mode m) {
-  switch (m) {
-    case expect_mode::fail_pass: return "fail-pass";
-    case expect_mode::pass: return "pass";
-    case expect_mode::fail: return "fail";
-  }
-  return "?";
-}
-
-std::string_view to_string(variant_role r) {
-  switch (r) {
-    case variant_role::buggy: return "buggy";
-    case variant_role::fixed: return "fixed";
-    case variant_role::other: return "other";
-  }
-  return "?";
-}
-
 namespace {
 bool must_pass_everywhere(source_kind source, on_buggy buggy) {
   return source == source_kind::control || buggy == on_buggy::pass;

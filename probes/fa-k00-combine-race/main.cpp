@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   app probe(probe_name, "process_tile reuses tile_Q for the k00 combine; the end-of-iteration barrier fires only "
                         "for np > 1 and there is no barrier between tiles of one stream-k block");
   probe.family("fattn").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
-      .must_catch({source_kind::adversarial}).default_fuzz(8, 1);
+      .must_catch({source_kind::adversarial}).default_fuzz(8, 1).skew_points();
 
   probe.source(source_kind::adversarial, [](case_list& out) {
     // one tile: whole (1 block) and split over the uniform stream-k fixup (iter_k blocks), on the KVARN/KVARN kernel

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   app probe(probe_name, "whole-tile dst_final_meta stores are gated off for KVarN; the stream-k fixup skips tiles "
                         "done by one block, so the tail merge drops their body rows");
   probe.family("fattn").default_variants("upstream,fixed-minus-0003,fixed").buggy({"upstream", "fixed-minus-0003"})
-      .fixed({"fixed"}).must_catch({source_kind::adversarial}).default_fuzz(4, 1);
+      .fixed({"fixed"}).must_catch({source_kind::adversarial}).default_fuzz(4, 1).skew_points();
   run_state st;
   probe.cli()
       .add_option("--cus", st.cus, "CUs as the runtime reports them (multiProcessorCount; RX 7900 XTX on HIP: 48), 1..4096")

@@ -2,7 +2,6 @@
 #include "probes/fa_support/fa_input.h"
 
 #include <charconv>
-#include <filesystem>
 #include <memory>
 
 #include "probes/common/input_file.h"
@@ -15,15 +14,6 @@ using tp::probe::input_file;
 using tp::probe::input_record;
 using tp::cpu::policy;
 
-// The file's name as it may stand in a case id (no , ( ) = and nothing a shell would trip on).
-std::string id_stem(const std::string& path) {
-  std::string s = std::filesystem::path(path).filename().string();
-  for (char& c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
-      c = '_';
-  if (s.size() > 48) s.resize(48);
-  return s.empty() ? "file" : s;
-}
 
 std::string double_text(double v) {
   char buf[40];
@@ -128,7 +118,7 @@ input_case read_body(input_file& f, bool with_schedule) {
     }
     if (kind == 2) {
       auto d = std::make_shared<geometry::given_data>();
-      d->label = "input:" + id_stem(name);
+      d->label = tp::probe::input_label(name);
       const int D = dkq(g), Dv = dv(g);
       read_rows(f, "q", q_heads(g), g.n_q, D, d->q);
       read_rows(f, "k", g.n_head, g.n_kv, D, d->kb);
@@ -154,7 +144,7 @@ input_case read_body(input_file& f, bool with_schedule) {
   f.expect_end();
   if (g.kernel == tp::fattn::kernel_kind::kvarn_kvarn && dkq(g) != dv(g))
     f.fail_at_end("the kvarn-kvarn kernel needs DKQ == DV");
-  ic.label = "input:" + id_stem(name);
+  ic.label = tp::probe::input_label(name);
   return ic;
 }
 

@@ -25,9 +25,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fixtures/loader/fixture.h"
 #include "kernels/mma/wave_op_table.h"
 #include "probes/common/probe.h"
-#include "probes/swmmac-sweep/sha256.h"
 #include "reference/codecs.h"
 #include "reference/isa/isa.h"
 #include "reference/isa/layout_table.h"
@@ -53,6 +53,11 @@ struct cell {
     return buf;
   }
 };
+
+// The pre-registered table's SHA-256 (the one implementation, fixtures/loader), hex.
+std::string text_sha256(std::string_view text) {
+  return tp::fixtures::sha256_hex({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
 
 std::uint32_t one(isa::elem e) {
   switch (e) {
@@ -318,7 +323,7 @@ int main(int argc, char** argv) {
   probe.before_run([&, st](const tp::probe::case_list&) -> std::optional<int> {
     if (!predict_only) return std::nullopt;
     std::cout << "# predicted by reference/isa (index law: stored value s of group g pairs with K 4g + bits[2s+1:2s])\n"
-              << "# cells " << st->cells.size() << ", sha256 " << tp::sweep::sha256_hex(st->predicted_text) << "\n"
+              << "# cells " << st->cells.size() << ", sha256 " << text_sha256(st->predicted_text) << "\n"
               << st->predicted_text;
     if (!table_out.empty()) {
       std::ofstream f(table_out);
@@ -376,7 +381,7 @@ int main(int argc, char** argv) {
   probe.notes([&, st]() {
     std::vector<std::string> lines;
     lines.push_back("predicted by reference/isa: " + std::to_string(st->cells.size()) + " cells, sha256 " +
-                    tp::sweep::sha256_hex(st->predicted_text) + " (--predict prints the table)");
+                    text_sha256(st->predicted_text) + " (--predict prints the table)");
     lines.push_back(std::to_string(st->equal) + "/" + std::to_string(st->cells.size()) + " cells equal, " +
                     std::to_string(st->differ) + " differ, " + std::to_string(st->missing) + " not measured (" +
                     (st->log ? "log " + from_log : "measured with the software op, stimulus placed through " + layouts) +

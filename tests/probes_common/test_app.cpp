@@ -521,3 +521,28 @@ TEST_CASE("Shards and --case see the same lazily generated fuzz cases as the who
   REQUIRE(one.report.at("cases").size() == 1);
   CHECK(one.report.at("cases")[0].at("id") == whole[40000]);
 }
+
+TEST_CASE("A probe offers only the options it honours: fixtures, fuzz, input, shrinking and skew need their sources",
+          "[app]") {
+  const std::vector<std::string> sourced{"--fixture", "--fuzz", "--seed", "--input", "--no-shrink", "--shrink-budget",
+                                         "--skew"};
+  toy::config bare;
+  bare.bare = true;
+  const auto full_help = toy::run({"--help"}, {}, false), bare_help = toy::run({"--help"}, bare, false);
+  REQUIRE(full_help.code == 0);
+  REQUIRE(bare_help.code == 0);
+  for (const auto& option : sourced) {
+    INFO(option);
+    // An offered option's help line: the name, then its value or default ("--no-shrink{false}").
+    const auto offered = [&](const std::string& help) {
+      return help.find(option + " ") != std::string::npos || help.find(option + "{") != std::string::npos;
+    };
+    CHECK(offered(full_help.out));
+    CHECK_FALSE(offered(bare_help.out));
+    const auto r = toy::run({option, "1"}, bare, false);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("not expected") != std::string::npos);
+  }
+  CHECK(bare_help.out.find("--sanitize ") != std::string::npos);  // every probe can rerun under compute-sanitizer
+  CHECK(toy::run({}, bare).code == 0);  // the tables alone still judge upstream and fixed
+}

@@ -297,3 +297,187 @@ TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 o
   CHECK(survived.second.find("mutant mutant-m survives") != std::string::npos);
   for (const auto& p : {junk, s1, out, whole, matrix}) std::filesystem::remove(p);
 }
+
+namespace {
+// tileprobe-report in-process: exit code and everything it printed.
+std::pair<int, std::string> report_tool(std::vector<std::string> args) {
+  args.insert(args.begin(), "tileprobe-report");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream sink;
+  auto* old_err = std::cerr.rdbuf(sink.rdbuf());
+  auto* old_out = std::cout.rdbuf(sink.rdbuf());
+  const int rc = report::tileprobe_report_main(int(argv.size()), argv.data());
+  std::cerr.rdbuf(old_err);
+  std::cout.rdbuf(old_out);
+  return {rc, sink.str()};
+}
+json tool_schema() { return json::parse(toy::slurp(TP_REPORT_TOOL_SCHEMA)); }
+std::string write_report(const json& j, const std::string& stem) {
+  const auto path = toy::temp_path(stem);
+  std::ofstream(path) << j.dump();
+  return path;
+}
+}  // namespace
+
+TEST_CASE("tileprobe-report --compare-reports: the same run twice agrees; a digest or count that differs is exit 1, "
+          "in the JSON too",
+          "[merge][compare]") {
+  json a = toy::run({"--fuzz", "20"}).report;
+  // A digest as the ck probes record it, on every variant.
+  for (auto& v : a["variants"]) {
+    v["metrics"]["d_digest"] = {{"value", 12345.0}, {"merge", "sum"}};
+    v["metrics"]["d_digest_cases"] = {{"value", 20.0}, {"merge", "sum"}};
+  }
+  const auto x = write_report(a, "x.json"), y = write_report(a, "y.json"), out = toy::temp_path("cmp.md"),
+             jout = toy::temp_path("cmp.json");
+  auto r = report_tool({"--compare-reports", x + "," + y, "--no-run-sections", "--json-out", jout, "--out", out});
+  CHECK(r.first == 0);
+  json j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["exit_code"] == 0);
+  CHECK(j["runs"].empty());  // compared reports are not the document's runs
+  REQUIRE(!j["comparison"].is_null());
+  CHECK(j["comparison"]["a"] == "cpu (first)");  // both ran on cpu: the sides say which is which
+  REQUIRE(j["comparison"]["rows"].size() == a["variants"].size());
+  for (const auto& row : j["comparison"]["rows"]) {
+    CHECK(row["equal"] == true);
+    CHECK(row["cells"][0]["what"] == "d_digest");
+    CHECK(row["cells"][0]["a"] == "12345");
+  }
+  const std::string doc = toy::slurp(out);
+  CHECK(doc.rfind("\n## Backends compared: cpu (first) and cpu (second)\n", 0) == 0);  // no title: a section
+
+  json b = a;
+  b["variants"][0]["metrics"]["d_digest"]["value"] = 12346.0;
+  const auto z = write_report(b, "z.json");
+  r = report_tool({"--compare-reports", x + "," + z, "--json-out", jout, "--out", out});
+  CHECK(r.first == 1);
+  j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["exit_code"] == 1);
+  CHECK(j["comparison"]["rows"][0]["equal"] == false);
+  CHECK(j["comparison"]["rows"][1]["equal"] == true);
+  REQUIRE(j["problems"].size() == 1);
+  CHECK(j["problems"][0].get<std::string>().rfind("compare: probe-toy ", 0) == 0);
+  CHECK(r.second.find("tileprobe-report: compare: probe-toy ") != std::string::npos);
+
+  // Another seed is another run: not compared, a problem.
+  const auto w = write_report(toy::run({"--fuzz", "20", "--seed", "7"}).report, "w.json");
+  r = report_tool({"--compare-reports", x + "," + w, "--json-out", jout, "--out", out});
+  CHECK(r.first == 1);
+  CHECK(r.second.find("not the same run") != std::string::npos);
+  CHECK(report_tool({"--compare-reports", x}).first == 2);  // not X,Y
+  CHECK(report_tool({"--compare-reports", x + "," + y, "--compare-backends", "cpu,hip"}).first == 2);
+  for (const auto& p : {x, y, z, w, out, jout}) std::filesystem::remove(p);
+}
+
+TEST_CASE("tileprobe-report --throughput: rates, the ratio to the one-core cpu run and its bound come from JSON fields",
+          "[merge][compare]") {
+  json one = toy::run({"--fuzz", "20"}).report;
+  one["run_seconds"] = 2.0;
+  one["bench"] = {{"cpu_seconds", 2.0}, {"tile_case_runs", 100.0}, {"host_cpu_us_per_tile_case_run", 5000.0},
+                  {"host_threads", 1.0}};
+  // The same probe "on a GPU" (another fuzz count: another run), with 4 host threads, 8 times as fast.
+  json fast = toy::run({"--fuzz", "40"}).report;
+  fast["backend"] = "cuda";
+  fast["run_seconds"] = 0.5;
+  fast["bench"] = {{"host_threads", 4.0}};
+  const auto a = write_report(one, "one.json"), b = write_report(fast, "fast.json"), out = toy::temp_path("t.md"),
+             jout = toy::temp_path("t.json");
+  const auto r = report_tool({"--throughput", "--no-run-sections", "--json-out", jout, "--out", out, a, b});
+  CHECK(r.first == 0);
+  const json j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["comparison"].is_null());
+  REQUIRE(j["throughput"].size() == 2);
+  const auto& ref = j["throughput"][0];
+  const auto& gpu = j["throughput"][1];
+  const double runs_one = ref["case_runs"].get<double>(), runs_fast = gpu["case_runs"].get<double>();
+  CHECK(ref["vs_cpu_one_process"].is_null());
+  CHECK(ref["case_runs_per_second"].get<double>() == runs_one / 2.0);
+  CHECK(gpu["host_threads"] == 4);
+  CHECK(gpu["run"] == "1 process, --jobs 4");
+  CHECK(gpu["vs_cpu_one_process"].get<double>() == (runs_fast / 0.5) / (runs_one / 2.0));
+  // 20000 us CPU per tile-case run, 5000 of them host work: 4 threads cannot beat 4 x 20000 / 5000 = 16x.
+  CHECK(gpu["cpu_us_per_tile_case_run"].get<double>() == 20000.0);
+  CHECK(gpu["at_most"].get<double>() == 16.0);
+  CHECK(toy::slurp(out).find("at most 16x with free kernels on 4 host thread(s)") != std::string::npos);
+  CHECK(report_tool({"--throughput"}).first == 2);  // nothing to measure
+  for (const auto& p : {a, b, out, jout}) std::filesystem::remove(p);
+}
+
+TEST_CASE("tileprobe-report --json-out lists every run's verdict and every problem line, and matches the exit code",
+          "[merge]") {
+  const auto s1 = write_report(toy::run({"--shard", "1/2"}).report, "s1.json");
+  const auto jout = toy::temp_path("j.json"), out = toy::temp_path("j.md");
+  const auto r = report_tool({s1, "--out", out, "--json-out", jout});
+  CHECK(r.first == 1);
+  const json j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["exit_code"] == 1);
+  REQUIRE(j["runs"].size() == 1);
+  CHECK(j["runs"][0]["as_expected"] == false);
+  CHECK(j["runs"][0]["problems"][0] == "shard 2/2 is missing");
+  CHECK(j["runs"][0]["commit"].is_string());
+  CHECK(j["problems"][0] == "probe-toy: shard 2/2 is missing");
+  CHECK(r.second.find("tileprobe-report: probe-toy: shard 2/2 is missing") != std::string::npos);
+  CHECK(j["matrix"].is_null());
+  CHECK(j["throughput"].is_null());
+  for (const auto& p : {s1, jout, out}) std::filesystem::remove(p);
+}
+
+TEST_CASE("tileprobe-report --matrix-runs judges ci/mutation-matrix's runs against patches/<family>/targets",
+          "[merge][matrix]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = toy::temp_path("matrix-runs"), runs = dir / "runs", patches = dir / "patches";
+  fs::create_directories(runs);
+  fs::create_directories(patches / "toy");
+  std::ofstream(patches / "toy" / "targets") << "# which probe catches what\nupstream a\n";
+  // Probes a and b (names from the files) on both variants of the toy family, as the matrix runs them.
+  const auto record = [&](const std::string& probe, const std::string& variant) {
+    const auto r = toy::run({"--variant", variant, "--expect", "pass", "--no-shrink"});
+    std::ofstream(runs / (probe + "@" + variant + ".json")) << r.report.dump();
+    std::ofstream(runs / (probe + "@" + variant + ".exit")) << r.code << "\n";
+    return r.code;
+  };
+  for (const std::string p : {"a", "b"}) {
+    CHECK(record(p, "upstream") == 1);
+    CHECK(record(p, "fixed") == 0);
+  }
+  const auto out = (dir / "m.md").string(), jout = (dir / "m.json").string();
+  const auto call = [&] {
+    return report_tool({"--matrix-runs", runs.string(), "--targets-dir", patches.string(), "--json-out", jout,
+                        "--out", out, "--matrix-probe-args=--fuzz", "--matrix-probe-args=5"});
+  };
+  // b catches upstream too, but the targets file says exactly a.
+  auto r = call();
+  CHECK(r.first == 1);
+  json j = json::parse(toy::slurp(jout));
+  CHECK(probe::schema_violations(tool_schema(), j).empty());
+  CHECK(j["matrix"]["probe_args"] == json::array({"--fuzz", "5"}));
+  REQUIRE(j["matrix"]["problems"].size() == 1);
+  CHECK(j["matrix"]["problems"][0] == "variant upstream is caught by a, b, expected exactly a");
+  CHECK(r.second.find("tileprobe-report: matrix: variant upstream is caught by a, b, expected exactly a") !=
+        std::string::npos);
+
+  std::ofstream(patches / "toy" / "targets") << "upstream a b\n";
+  r = call();
+  CHECK(r.first == 0);
+  j = json::parse(toy::slurp(jout));
+  CHECK(j["exit_code"] == 0);
+  CHECK(j["matrix"]["rows"].size() == 2);
+
+  // An exit status that is not the report's verdict, and a run that is missing, are problems too.
+  std::ofstream(runs / "b@fixed.exit") << "1\n";
+  fs::remove(runs / "a@fixed.exit");
+  fs::remove(runs / "a@fixed.json");
+  r = call();
+  CHECK(r.first == 1);
+  CHECK(r.second.find("b on fixed: exit 1 but the report's verdict is as expected") != std::string::npos);
+  CHECK(r.second.find("a was not run on fixed") != std::string::npos);
+  // A malformed exit file is bad input.
+  std::ofstream(runs / "b@fixed.exit") << "one\n";
+  CHECK(call().first == 2);
+  fs::remove_all(dir);
+}

@@ -50,6 +50,7 @@ struct config {
   std::size_t batch_size = 4;
   std::vector<std::size_t>* batch_sizes_seen = nullptr;
   bool with_fixture = true;
+  bool bare = false;  // tables only, as swmmac-sweep: no fixture names, fuzz generator, input parser, shrinker or skew
   bool out_of_memory_variant = false;  // registers "out-of-memory", whose runner throws std::bad_alloc
   bool gpu_available = false;      // what the backend hook says about cuda
   std::vector<std::pair<unsigned, unsigned>>* skews_set = nullptr;  // set: a set_skew hook records its calls here
@@ -90,8 +91,12 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
   const auto make = [](const list& l, std::string src) {
     return case_def{.id = case_name("toy")("v", join(l))("src", src), .payload = l};
   };
+  // One fixture, "x", both of whose cases --fixture x selects (declared also when its source is left out).
+  if (!cfg.bare) a.fixture_names({"x"}).skew_points();
   if (cfg.with_fixture)
-    a.source(source_kind::fixture, [make](case_list& out) {
+    a.source(source_kind::fixture, [make, &a](case_list& out) {
+      const auto& sel = a.opts().fixtures;
+      if (!sel.empty() && std::find(sel.begin(), sel.end(), "x") == sel.end()) return;
       out.push_back(make({1, 2, 3}, "fixture"));
       out.push_back(make({4, 5}, "fixture"));
     });
@@ -112,6 +117,14 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     }
   });
   a.source(source_kind::control, [make](case_list& out) { out.push_back(make({1, 2}, "upstream-test")); });
+  if (cfg.bare) {
+    a.runner([](const case_def& c, const variant& v) {
+      outcome o;
+      o.pass = v.ops_as<ops>().sum(c.as<list>()) == sum_correct(c.as<list>());
+      return o;
+    });
+    return;
+  }
   a.fuzz([](std::uint64_t seed, case_list& out) {
     rng r(seed);
     list l(static_cast<std::size_t>(r.range(1, 10)));

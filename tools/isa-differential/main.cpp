@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kernels/mma/wave_op_table.h"
+#include "probes/common/cli.h"
 #include "simt/host.h"
 #include "simt/registry.h"
 #include "tools/isa-differential/differential.h"
@@ -86,12 +87,9 @@ int main(int argc, char** argv) {
                  "--case rerun replays it; every case of an op variant and regime on a GPU)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--list", list_only, "list the backend's op variants and whether it can run them; run nothing");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "isa-differential: " << e.what() << "\n";
-    return 2;
+  if (const auto stop = tp::parse_command_line(app, argc, argv)) {
+    if (!stop->usage_error.empty()) std::cerr << "isa-differential: " << stop->usage_error << "\n";
+    return stop->exit_code;
   }
 
   try {
