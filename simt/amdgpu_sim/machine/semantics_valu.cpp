@@ -15,6 +15,7 @@
 #include <deque>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine/semantics.h"
@@ -751,13 +752,44 @@ inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
   return m;
 }
 
+// The 32-bit types read each source's row once (its lane_ref and modifiers hoisted out of the lane loop: a VOPC is
+// among the most executed instructions of the ck kernels); the 16- and 64-bit types go through compare_value.
+template <cty T>
+inline void compare_row32(const wave& w, const operand& s, std::conditional_t<T == cty::f32, float,
+                                                                               std::conditional_t<T == cty::i32, int32_t, uint32_t>>* out) {
+  const lane_ref r = read(w, s);
+  if constexpr (T == cty::f32) {
+    const uint32_t m = s.mods;
+    if (r.stride == 0) {
+      const float v = f32(mod32(r.p[0], uint8_t(m)));
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = v;
+    } else if (m == 0) {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = f32(r.p[l]);
+    } else {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = f32(mod32(r.p[l], uint8_t(m)));
+    }
+  } else {
+    using V = std::remove_pointer_t<decltype(out)>;
+    if (r.stride == 0) {
+      const V v = V(r.p[0]);
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = v;
+    } else {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = V(r.p[l]);
+    }
+  }
+}
 template <cty T>
 inline uint32_t compare_mask(const wave& w, const op& o) {
   using V = decltype(compare_value<T>(w, o.src[0], 0));
   V a[wave_lanes], b[wave_lanes];
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    a[l] = compare_value<T>(w, o.src[0], l);
-    b[l] = compare_value<T>(w, o.src[1], l);
+  if constexpr (T == cty::f32 || T == cty::i32 || T == cty::u32) {
+    compare_row32<T>(w, o.src[0], a);
+    compare_row32<T>(w, o.src[1], b);
+  } else {
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      a[l] = compare_value<T>(w, o.src[0], l);
+      b[l] = compare_value<T>(w, o.src[1], l);
+    }
   }
   // Inactive lanes compare too (nothing else happens in a comparison) and are masked off: their bits are 0.
   return compare_rows(cmp(o.variant), a, b) & w.exec();
