@@ -386,12 +386,16 @@ void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const 
       iacc[j] = start.iacc;
       facc[j] = start.facc;
     }
-    for (unsigned t = 0; t < terms; ++t) {
-      const double* bk = brow + krow[t] * f.n;
-      if (integer) {
+    // The integer/float choice outside the term loop, so each j loop is straight-line and vectorizes.
+    if (integer) {
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = brow + krow[t] * f.n;
         const std::int64_t a = std::int64_t(arow[t]);
         for (unsigned j = 0; j < 16; ++j) iacc[j] += a * std::int64_t(bk[j]);
-      } else {
+      }
+    } else {
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = brow + krow[t] * f.n;
         const double a = arow[t];
         for (unsigned j = 0; j < 16; ++j) facc[j] += a * bk[j];
       }
