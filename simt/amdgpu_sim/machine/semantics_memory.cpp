@@ -159,20 +159,42 @@ inline uint64_t scratch_base(const wave& w, const op& o, const operand* saddr) {
   return a;
 }
 
+// The scratch lane loop with the width a template argument for the plain widths (as ds_plain): fixed-size moves,
+// the same per-lane bounds check (private_at) and lane order.
+template <uint32_t WD, bool Store>
+void scratch_lanes(wave& w, const op& o, uint64_t base, const uint32_t* va, uint16_t reg) {
+  for (uint32_t m = w.exec(); m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
+    uint8_t* p = private_at(w, o, l, uint32_t(base + (va ? va[l] : 0u)), WD & 0xffu);
+    if constexpr (Store) fetch(w, reg, l, p, WD);
+    else deliver(w, reg, l, p, WD);
+  }
+}
+template <bool Store>
+void scratch_access(wave& w, const op& o, const operand* saddr, uint16_t reg) {
+  const uint64_t base = scratch_base(w, o, saddr);
+  const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
+  switch (o.variant) {
+    case width(1): return scratch_lanes<width(1), Store>(w, o, base, va, reg);
+    case width(2): return scratch_lanes<width(2), Store>(w, o, base, va, reg);
+    case width(4): return scratch_lanes<width(4), Store>(w, o, base, va, reg);
+    case width(8): return scratch_lanes<width(8), Store>(w, o, base, va, reg);
+    case width(16): return scratch_lanes<width(16), Store>(w, o, base, va, reg);
+  }
+  const uint32_t wd = o.variant, bytes = wd & 0xffu;
+  for (uint32_t m = w.exec(); m; m &= m - 1) {
+    const unsigned l = unsigned(std::countr_zero(m));
+    uint8_t* p = private_at(w, o, l, uint32_t(base + (va ? va[l] : 0u)), bytes);
+    if constexpr (Store) fetch(w, reg, l, p, wd);
+    else deliver(w, reg, l, p, wd);
+  }
+}
+
 template <space S>
 void vmem_load(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 2) ? nullptr : &o.src[1];
-  if constexpr (S == space::scratch) {
-    const uint64_t base = scratch_base(w, o, saddr);
-    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
-    for (uint32_t m = e; m; m &= m - 1) {
-      const unsigned l = unsigned(std::countr_zero(m));
-      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
-      deliver(w, o.dst[0].reg, l, private_at(w, o, l, a, bytes), wd);
-    }
-    return;
-  }
+  if constexpr (S == space::scratch) return scratch_access<false>(w, o, saddr, o.dst[0].reg);
   for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);
@@ -183,16 +205,7 @@ template <space S>
 void vmem_store(wave& w, const op& o) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   const operand* saddr = (S == space::flat || o.nsrc < 3) ? nullptr : &o.src[2];
-  if constexpr (S == space::scratch) {
-    const uint64_t base = scratch_base(w, o, saddr);
-    const uint32_t* va = o.src[0].kind == opnd::vgpr ? w.v[o.src[0].reg] : nullptr;
-    for (uint32_t m = e; m; m &= m - 1) {
-      const unsigned l = unsigned(std::countr_zero(m));
-      const uint32_t a = uint32_t(base + (va ? va[l] : 0u));
-      fetch(w, o.src[1].reg, l, private_at(w, o, l, a, bytes), wd);
-    }
-    return;
-  }
+  if constexpr (S == space::scratch) return scratch_access<true>(w, o, saddr, o.src[1].reg);
   for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
     const lane_target t = address<S>(w, o, o.src[0], saddr, l);
