@@ -769,11 +769,16 @@ inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
   return m;
 }
 
-// The 32-bit types read each source's row once (its lane_ref and modifiers hoisted out of the lane loop: a VOPC is
-// among the most executed instructions of the ck kernels); the 16- and 64-bit types go through compare_value.
+// The 32-bit and 16-bit integer types read each source's row once (its lane_ref and modifiers hoisted out of the lane
+// loop: a VOPC is among the most executed instructions of the ck kernels); f16 and the 64-bit types go through
+// compare_value.
 template <cty T>
-inline void compare_row32(const wave& w, const operand& s, std::conditional_t<T == cty::f32, float,
-                                                                               std::conditional_t<T == cty::i32, int32_t, uint32_t>>* out) {
+using compare_row_t = std::conditional_t<
+    T == cty::f32, float,
+    std::conditional_t<T == cty::i32, int32_t,
+                       std::conditional_t<T == cty::i16, int16_t, std::conditional_t<T == cty::u16, uint16_t, uint32_t>>>>;
+template <cty T>
+inline void compare_row32(const wave& w, const operand& s, compare_row_t<T>* out) {
   const lane_ref r = read(w, s);
   if constexpr (T == cty::f32) {
     const uint32_t m = s.mods;
@@ -799,7 +804,7 @@ template <cty T>
 inline uint32_t compare_mask(const wave& w, const op& o) {
   using V = decltype(compare_value<T>(w, o.src[0], 0));
   V a[wave_lanes], b[wave_lanes];
-  if constexpr (T == cty::f32 || T == cty::i32 || T == cty::u32) {
+  if constexpr (T == cty::f32 || T == cty::i32 || T == cty::u32 || T == cty::i16 || T == cty::u16) {
     compare_row32<T>(w, o.src[0], a);
     compare_row32<T>(w, o.src[1], b);
   } else {
