@@ -1,4 +1,5 @@
 // Register file, placement and execution of the instruction model.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -41,6 +42,9 @@ struct accumulator {
   double facc = 0;
 
   accumulator(instr in, std::uint32_t c_code, bool clamp_) : integer(is_integer(info(in).d)), clamp(clamp_) {
+    start_from(c_code);
+  }
+  void start_from(std::uint32_t c_code) {
     if (integer) iacc = std::int32_t(c_code);
     else facc = double(std::bit_cast<float>(c_code));
   }
@@ -323,27 +327,36 @@ const std::vector<double>& values_of(elem e, bool is_signed) {
 
 }  // namespace
 
-wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
-                  const modifiers& m) {
+void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const std::uint32_t> bw,
+                   std::span<const std::uint32_t> cw, std::span<const std::uint32_t> iw, const modifiers& m,
+                   std::span<std::uint32_t> dw) {
   const auto& f = info(in);
   check_modifiers(in, m);
-  check_regs(a, f.a_vgprs, "A", in);
-  check_regs(b, f.b_vgprs, "B", in);
-  check_regs(c, f.d_vgprs, "C/D", in);
-  if (f.sparse) check_regs(index, 1, "index", in);
+  const auto check_words = [&](std::size_t got, unsigned vgprs, const char* what) {
+    if (got != std::size_t(f.wave) * vgprs)
+      throw std::invalid_argument(std::string(what) + " registers must be " + std::to_string(f.wave) + " lanes x " +
+                                  std::to_string(vgprs) + " VGPRs for " + std::string(f.name));
+  };
+  check_words(aw.size(), f.a_vgprs, "A");
+  check_words(bw.size(), f.b_vgprs, "B");
+  check_words(cw.size(), f.d_vgprs, "C/D");
+  check_words(dw.size(), f.d_vgprs, "D");
+  if (f.sparse) check_words(iw.size(), 1, "index");
   const plan& p = plan_of(in);
-  const std::vector<double>& av = values_of(f.a, signed_a(in, m));
-  const std::vector<double>& bv = values_of(f.b, signed_b(in, m));
-  const auto aw = a.words(), bw = b.words(), cw = c.words(), iw = index.words();
+  const bool sa = f.signedness_flags ? m.a_signed : true, sb = f.signedness_flags ? m.b_signed : true;
+  const std::vector<double>& av = values_of(f.a, sa);
+  const std::vector<double>& bv = values_of(f.b, sb);
   // B decoded once, row k contiguous over j: the j loop below runs over the 16 columns of one row.
   if (f.k > 64 || f.n != 16) throw std::logic_error("isa::execute: the tables assume K <= 64, N = 16");
   double brow[64 * 16];
   for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv[p.b[x].of(bw)];
-  wave_regs d = make_d_regs(in);
-  const auto dw = d.words();
+  std::fill(dw.begin(), dw.end(), 0u);  // as make_d_regs: every D word is then written through its cells
   const unsigned groups = f.k / 4;
   const unsigned terms = f.sparse ? 2 * groups : f.k;
+  // The accumulator's rule (start from C, sum the products in term order, round once), with its instruction-wide
+  // facts (integer or float, clamp) looked up once here rather than per cell.
   const bool integer = is_integer(f.d);
+  const accumulator proto(in, 0u, m.clamp);
   for (unsigned i = 0; i < f.m; ++i) {
     // Row i of A: its values, and (sparse) the K position each pairs with.
     double arow[64];
@@ -368,28 +381,45 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
     std::int64_t iacc[16];
     double facc[16];
     for (unsigned j = 0; j < f.n; ++j) {
-      const accumulator start(in, p.d[i * f.n + j].of(cw), m.clamp);
+      accumulator start = proto;
+      start.start_from(p.d[i * f.n + j].of(cw));
       iacc[j] = start.iacc;
       facc[j] = start.facc;
     }
-    for (unsigned t = 0; t < terms; ++t) {
-      const double* bk = brow + krow[t] * f.n;
-      if (integer) {
+    // The integer/float choice outside the term loop, so each j loop is straight-line and vectorizes.
+    if (integer) {
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = brow + krow[t] * f.n;
         const std::int64_t a = std::int64_t(arow[t]);
         for (unsigned j = 0; j < 16; ++j) iacc[j] += a * std::int64_t(bk[j]);
-      } else {
+      }
+    } else {
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = brow + krow[t] * f.n;
         const double a = arow[t];
         for (unsigned j = 0; j < 16; ++j) facc[j] += a * bk[j];
       }
     }
     for (unsigned j = 0; j < f.n; ++j) {
       const cell& dc = p.d[i * f.n + j];
-      accumulator acc(in, 0u, m.clamp);
+      accumulator acc = proto;
       acc.iacc = iacc[j];
       acc.facc = facc[j];
       dw[dc.word] = (dw[dc.word] & ~(dc.mask << dc.lo)) | (acc.result() << dc.lo);
     }
   }
+}
+
+wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
+                  const modifiers& m) {
+  const auto& f = info(in);
+  check_modifiers(in, m);
+  check_regs(a, f.a_vgprs, "A", in);
+  check_regs(b, f.b_vgprs, "B", in);
+  check_regs(c, f.d_vgprs, "C/D", in);
+  if (f.sparse) check_regs(index, 1, "index", in);
+  wave_regs d = make_d_regs(in);
+  execute_words(in, a.words(), b.words(), c.words(), index.words(), m, d.words());
   return d;
 }
 

@@ -167,6 +167,13 @@ code_matrix execute_dense(instr in, const code_matrix& a, const code_matrix& b, 
 // Register-level execution: read the operands with the instruction's layout, execute, place D.
 wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
                   const modifiers& m);
+// The same on lane-major words (wave_regs::words() layout: a holds wave x a_vgprs words, b wave x b_vgprs, c and d
+// wave x d_vgprs, index wave x 1, ignored by dense ops), for a caller that keeps its own buffers (the AMDGPU simulator
+// calls it once per executed matrix instruction): no allocation. d is overwritten whole; it must not overlap a, b, c
+// or index. Throws std::invalid_argument on a wrong span size or an illegal modifier, as execute() does.
+void execute_words(instr in, std::span<const std::uint32_t> a, std::span<const std::uint32_t> b,
+                   std::span<const std::uint32_t> c, std::span<const std::uint32_t> index, const modifiers& m,
+                   std::span<std::uint32_t> d);
 // The same, spelled as that composition (read_* -> execute_sparse / execute_dense -> place_d); execute() computes it
 // from per-instruction tables of the same layout functions, for speed. tests/isa holds the two equal.
 wave_regs execute_by_parts(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c,

@@ -62,6 +62,9 @@ void check_row_group(instr in, unsigned i, unsigned g) {
 }  // namespace
 
 const instr_info& info(instr in) {
+  // The table lists the instructions in enum order, so the id is the index; the loop covers a table edited out of order.
+  // (The AMDGPU simulator asks once per executed matrix instruction, several times.)
+  if (const std::size_t i = std::size_t(in); i < std::size(table) && table[i].id == in) return table[i];
   for (const auto& f : table)
     if (f.id == in) return f;
   throw std::invalid_argument("unknown instruction id");

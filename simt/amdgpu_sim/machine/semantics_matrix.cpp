@@ -5,6 +5,8 @@
 //
 // Printed operands: v_wmma_* D, A, B, C; v_swmmac_* D (also C), A, B, index. Modifiers: neg_lo[0]/[1] are the A/B
 // signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half.
+#include <array>
+#include <span>
 #include <string>
 
 #include "reference/isa/isa.h"
@@ -16,12 +18,14 @@ namespace {
 
 namespace isa = tp::ref::isa;
 
-isa::wave_regs gather(const wave& w, uint16_t first, unsigned vgprs) {
-  isa::wave_regs r(wave_lanes, vgprs);
-  auto words = r.words();
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    for (unsigned g = 0; g < vgprs; ++g) words[l * vgprs + g] = w.v[first + g][l];
-  return r;
+// The model's lane-major words (lane l's VGPR g at [l * vgprs + g]) from the wave's register-major file, into a
+// buffer on the stack: one matrix instruction allocates nothing.
+inline constexpr unsigned max_operand_vgprs = 16;
+using operand_words = std::array<uint32_t, wave_lanes * max_operand_vgprs>;
+std::span<const uint32_t> gather(const wave& w, uint16_t first, unsigned vgprs, operand_words& into) {
+  for (unsigned g = 0; g < vgprs; ++g)
+    for (unsigned l = 0; l < wave_lanes; ++l) into[l * vgprs + g] = w.v[first + g][l];
+  return std::span<const uint32_t>(into.data(), std::size_t(wave_lanes) * vgprs);
 }
 
 void exec_matrix(wave& w, const op& o) {
@@ -29,6 +33,9 @@ void exec_matrix(wave& w, const op& o) {
   const isa::instr_info& f = isa::info(in);
   if (w.exec() != 0xffffffffu)
     fail(w, o, "matrix instruction with EXEC != all lanes (the ISA requires a full wave; the result is undefined)");
+  if (f.wave != wave_lanes || f.a_vgprs > max_operand_vgprs || f.b_vgprs > max_operand_vgprs ||
+      f.d_vgprs > max_operand_vgprs)
+    fail(w, o, "the matrix model's operand shape does not fit a wave32 register file");
   isa::modifiers m;
   if (isa::is_integer(f.a)) {
     m.a_signed = o.neg_lo & 1u;
@@ -39,25 +46,20 @@ void exec_matrix(wave& w, const op& o) {
     fail(w, o, "neg/clamp modifiers on a float matrix instruction are not modelled");
   }
   m.index_key = o.index_key;
-  const isa::wave_regs a = gather(w, o.src[0].reg, f.a_vgprs);
-  const isa::wave_regs b = gather(w, o.src[1].reg, f.b_vgprs);
-  isa::wave_regs c, index;
-  if (f.sparse) {
-    c = gather(w, o.dst[0].reg, f.d_vgprs);
-    index = gather(w, o.src[2].reg, 1);
-  } else {
-    c = gather(w, o.src[2].reg, f.d_vgprs);
-    index = isa::make_index_regs(in);
-  }
-  isa::wave_regs d;
+  operand_words a, b, c, index, d;
+  const auto aw = gather(w, o.src[0].reg, f.a_vgprs, a);
+  const auto bw = gather(w, o.src[1].reg, f.b_vgprs, b);
+  // Sparse: C is D's registers and the index is one VGPR; dense: C is the third source and the index is unused.
+  const auto cw = gather(w, f.sparse ? o.dst[0].reg : o.src[2].reg, f.d_vgprs, c);
+  const auto iw = f.sparse ? gather(w, o.src[2].reg, 1, index) : std::span<const uint32_t>();
+  const std::span<uint32_t> dw(d.data(), std::size_t(wave_lanes) * f.d_vgprs);
   try {
-    d = isa::execute(in, a, b, c, index, m);
+    isa::execute_words(in, aw, bw, cw, iw, m, dw);
   } catch (const std::exception& e) {
     fail(w, o, std::string("the matrix model rejected the operands: ") + e.what());
   }
-  const auto words = d.words();
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    for (unsigned g = 0; g < f.d_vgprs; ++g) w.v[o.dst[0].reg + g][l] = words[l * f.d_vgprs + g];
+  for (unsigned g = 0; g < f.d_vgprs; ++g)
+    for (unsigned l = 0; l < wave_lanes; ++l) w.v[o.dst[0].reg + g][l] = dw[l * f.d_vgprs + g];
 }
 
 // The decoder picks the instr (gfx11 and gfx12 share mnemonics with different layouts): see matrix_instr_for().

@@ -15,6 +15,7 @@
 #include <deque>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine/semantics.h"
@@ -194,18 +195,18 @@ void v_mbcnt_hi_u32_b32(wave& w, const op& o) {
 // v_cndmask_b32 D, S0, S1, mask: S1 where the lane's mask bit is set. Float neg/abs apply to S0/S1 (VOP3).
 void v_cndmask_b32(wave& w, const op& o) {
   const uint32_t m = read(w, o.src[2])[0];
-  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
-  if (ma || mb) {
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
-    lanes32(w, o, [&](unsigned l) -> uint32_t { return ((m >> l) & 1u) ? mod32(B[l], mb) : mod32(A[l], ma); });
-    return;
-  }
-  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word.
+  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word. neg/abs as and/xor masks
+  // (mod32: abs clears the sign, then neg flips it), so the modified (VOP3) forms take the same vectorized loop.
   uint32_t sel[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) sel[l] = (m & lane_bits[l]) ? 0xffffffffu : 0u;
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
+  const uint32_t and_a = (ma & mod_abs) ? 0x7fffffffu : ~0u, xor_a = (ma & mod_neg) ? 0x80000000u : 0u;
+  const uint32_t and_b = (mb & mod_abs) ? 0x7fffffffu : ~0u, xor_b = (mb & mod_neg) ? 0x80000000u : 0u;
   uint32_t* d = vdst(w, o.dst[0]);
-  const auto f = [](uint32_t a, uint32_t b, uint32_t s) { return (b & s) | (a & ~s); };
+  const auto f = [=](uint32_t a, uint32_t b, uint32_t s) {
+    return (((b & and_b) ^ xor_b) & s) | (((a & and_a) ^ xor_a) & ~s);
+  };
   switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
     case 0: return map32_strided<0, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
     case 1: return map32_strided<0, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
@@ -469,10 +470,27 @@ VOP_F32_IEEE(v_min_f32, ieee_max_min(a, b, false))
 VOP_F32_IEEE(v_max3_f32, ieee_max_min(ieee_max_min(a, b, true), c, true))  // V_MAX3_F32: v_max_f32 twice
 VOP_F32_IEEE(v_min3_f32, ieee_max_min(ieee_max_min(a, b, false), c, false))
 
-VOP_F32_2(v_add_f32, a + b)
-VOP_F32_2(v_sub_f32, a - b)
-VOP_F32_2(v_subrev_f32, b - a)
-VOP_F32_2(v_mul_f32, a* b)
+// The plain arithmetic forms without clamp (nearly every one executed) go through map32's vectorized lane loop, the
+// source modifiers as and/xor masks (mod32's abs-then-neg); the same float operation per lane as VOP_F32_2's.
+#define VOP_F32_2_MAP(name, ...)                                                                        \
+  void name(wave& w, const op& o) {                                                                    \
+    if (o.clamp) return name##_clamped(w, o);                                                          \
+    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;                                              \
+    const uint32_t and_a = (ma & mod_abs) ? 0x7fffffffu : ~0u, xor_a = (ma & mod_neg) ? 0x80000000u : 0u; \
+    const uint32_t and_b = (mb & mod_abs) ? 0x7fffffffu : ~0u, xor_b = (mb & mod_neg) ? 0x80000000u : 0u; \
+    map32(w, o, 2, [=](uint32_t ra, uint32_t rb, uint32_t) -> uint32_t {                               \
+      const float a = f32((ra & and_a) ^ xor_a), b = f32((rb & and_b) ^ xor_b);                        \
+      return bits(__VA_ARGS__);                                                                        \
+    });                                                                                                \
+  }
+VOP_F32_2(v_add_f32_clamped, a + b)
+VOP_F32_2(v_sub_f32_clamped, a - b)
+VOP_F32_2(v_subrev_f32_clamped, b - a)
+VOP_F32_2(v_mul_f32_clamped, a* b)
+VOP_F32_2_MAP(v_add_f32, a + b)
+VOP_F32_2_MAP(v_sub_f32, a - b)
+VOP_F32_2_MAP(v_subrev_f32, b - a)
+VOP_F32_2_MAP(v_mul_f32, a * b)
 VOP_F32_2(v_max_num_f32, max_num(a, b))
 VOP_F32_2(v_min_num_f32, min_num(a, b))
 VOP_F32_2(v_ldexp_f32, std::ldexp(a, int32_t(B[l])))
@@ -751,13 +769,49 @@ inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
   return m;
 }
 
+// The 32-bit and 16-bit integer types read each source's row once (its lane_ref and modifiers hoisted out of the lane
+// loop: a VOPC is among the most executed instructions of the ck kernels); f16 and the 64-bit types go through
+// compare_value.
+template <cty T>
+using compare_row_t = std::conditional_t<
+    T == cty::f32, float,
+    std::conditional_t<T == cty::i32, int32_t,
+                       std::conditional_t<T == cty::i16, int16_t, std::conditional_t<T == cty::u16, uint16_t, uint32_t>>>>;
+template <cty T>
+inline void compare_row32(const wave& w, const operand& s, compare_row_t<T>* out) {
+  const lane_ref r = read(w, s);
+  if constexpr (T == cty::f32) {
+    const uint32_t m = s.mods;
+    if (r.stride == 0) {
+      const float v = f32(mod32(r.p[0], uint8_t(m)));
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = v;
+    } else if (m == 0) {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = f32(r.p[l]);
+    } else {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = f32(mod32(r.p[l], uint8_t(m)));
+    }
+  } else {
+    using V = std::remove_pointer_t<decltype(out)>;
+    if (r.stride == 0) {
+      const V v = V(r.p[0]);
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = v;
+    } else {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = V(r.p[l]);
+    }
+  }
+}
 template <cty T>
 inline uint32_t compare_mask(const wave& w, const op& o) {
   using V = decltype(compare_value<T>(w, o.src[0], 0));
   V a[wave_lanes], b[wave_lanes];
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    a[l] = compare_value<T>(w, o.src[0], l);
-    b[l] = compare_value<T>(w, o.src[1], l);
+  if constexpr (T == cty::f32 || T == cty::i32 || T == cty::u32 || T == cty::i16 || T == cty::u16) {
+    compare_row32<T>(w, o.src[0], a);
+    compare_row32<T>(w, o.src[1], b);
+  } else {
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      a[l] = compare_value<T>(w, o.src[0], l);
+      b[l] = compare_value<T>(w, o.src[1], l);
+    }
   }
   // Inactive lanes compare too (nothing else happens in a comparison) and are masked off: their bits are 0.
   return compare_rows(cmp(o.variant), a, b) & w.exec();
