@@ -8,97 +8,68 @@ hip-report.json must hold every merged verdict as expected. A failure names the 
     check_dry_run.py SOURCE_DIR BUILD_DIR OUT_DIR
 """
 import hashlib
-import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci_common"))
+from dry_run import DryRun  # noqa: E402
 
 PROBES = ["ck-idx-swap-xor", "ck-nibble-overcount", "ck-phantom-fallback", "fa-k00-combine-race",
           "fa-missing-tile-meta"]
 
 src, build, out = sys.argv[1:4]
-env = dict(os.environ)
-env.setdefault("TILEPROBE_FIXTURES", os.path.join(src, "fixtures"))
-with open(out + ".log", "wb") as log:
-    rc = subprocess.run([os.path.join(src, "ci", "hip"), "--dry-run", "--no-build", "--build-dir", build, "--out", out,
-                         "--runs", "1"], stdout=log, stderr=subprocess.STDOUT, env=env).returncode
-failures = []
-
-
-def bad(what):
-    failures.append(what)
-
-
-def load(name):
-    try:
-        with open(os.path.join(out, name)) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        bad(f"{name}: {e}")
-        return None
-
-
-if rc != 77:
-    bad(f"ci/hip --dry-run exited {rc}, expected 77 (see {out}.log)")
-s = load("hip-summary.json")
+run = DryRun(src, out, "hip", ["--dry-run", "--no-build", "--build-dir", build, "--runs", "1"])
+s = run.load_summary("hip-summary.json")
 if s:
-    if s["exit_code"] != rc:
-        bad(f"hip-summary.json says exit {s['exit_code']}, the script exited {rc}")
     if not s["dry_run"] or s["card"]:
-        bad("hip-summary.json does not record a dry run without a card")
-    for p in s["problems"]:
-        bad(f"hip-summary.json: problem: {p}")
+        run.bad("hip-summary.json does not record a dry run without a card")
     if s["simt_device_tests_exit"] != 77:
-        bad(f"the dialect's device tests exited {s['simt_device_tests_exit']}, expected 77 (no HIP device)")
+        run.bad(f"the dialect's device tests exited {s['simt_device_tests_exit']}, expected 77 (no HIP device)")
     rows = {p["probe"]: p for p in s["probes"]}
     for probe in PROBES:
         r = rows.get(probe)
         if not r or r["cpu_exit"] != 0 or r["hip_exit"] != 77:
-            bad(f"probe {probe}: expected exit 0 on cpu and 77 (no HIP device) on hip, got {r}")
+            run.bad(f"probe {probe}: expected exit 0 on cpu and 77 (no HIP device) on hip, got {r}")
         if not os.path.isfile(os.path.join(out, f"{probe}.cpu.json")):
-            bad(f"no cpu JSON report for {probe}")
+            run.bad(f"no cpu JSON report for {probe}")
     steps = {(t["step"], t["backend"]): t["exit"] for t in s["steps"]}
     for want, code in [(("swmmac-sweep-predict", "cpu"), 0), (("isa-differential", "cpu"), 0),
                        (("isa-differential", "hip"), 77), (("swmmac-sweep", "cpu"), 0), (("swmmac-sweep", "hip"), 77)]:
         if steps.get(want) != code:
-            bad(f"step {want[0]} on {want[1]}: exit {steps.get(want, 'missing')}, expected {code}")
+            run.bad(f"step {want[0]} on {want[1]}: exit {steps.get(want, 'missing')}, expected {code}")
     if s["swmmac_cpu_table_equals_prediction"] is not True:
-        bad("the software op's table on cpu is not recorded equal to the pre-registered one")
+        run.bad("the software op's table on cpu is not recorded equal to the pre-registered one")
     if s["swmmac_hip_table_equals_prediction"] is not None:
-        bad("without a card the hip table comparison must be recorded as not made (null)")
+        run.bad("without a card the hip table comparison must be recorded as not made (null)")
     try:
         with open(os.path.join(out, "swmmac-sweep.predicted.table"), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
         if s["predicted_table_sha256"] != sha:
-            bad(f"hip-summary.json's predicted_table_sha256 is not the table's ({sha})")
+            run.bad(f"hip-summary.json's predicted_table_sha256 is not the table's ({sha})")
         with open(os.path.join(out, "swmmac-sweep.predict.log")) as f:
             if sha not in f.read():
-                bad("swmmac-sweep --predict did not print the table's SHA-256")
+                run.bad("swmmac-sweep --predict did not print the table's SHA-256")
     except OSError as e:
-        bad(f"the pre-registered table: {e}")
+        run.bad(f"the pre-registered table: {e}")
     race = {r["variant"]: r for r in s["race"]}
     for v in ["upstream", "fixed"]:
         if race.get(v, {}).get("run") is not False:
-            bad(f"race {v}: must be recorded as not run (no HIP device): {race.get(v)}")
+            run.bad(f"race {v}: must be recorded as not run (no HIP device): {race.get(v)}")
     t = s["tileprobe_report"]
     if t["exit"] != 0 or t["compared_cpu_hip"]:
-        bad(f"tileprobe-report: exit {t['exit']}, compared {t['compared_cpu_hip']} (expected 0, no comparison)")
+        run.bad(f"tileprobe-report: exit {t['exit']}, compared {t['compared_cpu_hip']} (expected 0, no comparison)")
 
-m = load("hip-report.json")
+m = run.load("hip-report.json")
 if m:
     if m["exit_code"] != 0 or m["problems"] or m["comparison"] is not None:
-        bad(f"hip-report.json: exit {m['exit_code']}, problems {m['problems']}, comparison {m['comparison']}")
+        run.bad(f"hip-report.json: exit {m['exit_code']}, problems {m['problems']}, comparison {m['comparison']}")
     merged = {r["probe"] for r in m["runs"] if r["as_expected"] and r["backend"] == "cpu"}
     for probe in PROBES + ["swmmac-sweep"]:
         if probe not in merged:
-            bad(f"hip-report.json: {probe}'s cpu run is not in the merged report as expected")
+            run.bad(f"hip-report.json: {probe}'s cpu run is not in the merged report as expected")
 md = os.path.join(out, "hip-report.md")
 if not os.path.isfile(md) or os.path.getsize(md) == 0:
-    bad("no merged report hip-report.md")
+    run.bad("no merged report hip-report.md")
 
-for f in failures:
-    print("FAIL:", f)
-if not failures:
-    print("ci/hip dry run: every host-side step recorded in hip-summary.json, every hip step at exit 77, the merged "
-          "report as expected, exit 77 as documented")
-sys.exit(1 if failures else 0)
+run.finish("ci/hip dry run: every host-side step recorded in hip-summary.json, every hip step at exit 77, the merged "
+           "report as expected, exit 77 as documented")

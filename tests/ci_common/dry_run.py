@@ -1,0 +1,49 @@
+"""What the ctests of the evidence scripts' dry runs (tests/ci_gpu, tests/ci_hip) share: run the script with its
+output in OUT.log, collect failures, load the JSON files it wrote, check the summary's own exit code and problems,
+and end with one line per failure (exit 1) or the success line (exit 0)."""
+import json
+import os
+import subprocess
+import sys
+
+
+class DryRun:
+    def __init__(self, src, out, script, args):
+        self.out = out
+        self.failures = []
+        env = dict(os.environ)
+        env.setdefault("TILEPROBE_FIXTURES", os.path.join(src, "fixtures"))
+        with open(out + ".log", "wb") as log:
+            self.rc = subprocess.run([os.path.join(src, "ci", script)] + args + ["--out", out], stdout=log,
+                                     stderr=subprocess.STDOUT, env=env).returncode
+        if self.rc != 77:
+            self.bad(f"ci/{script} {args[0]} exited {self.rc}, expected 77 (see {out}.log)")
+
+    def bad(self, what):
+        self.failures.append(what)
+
+    def load(self, name):
+        """The JSON file NAME under OUT, or None (a failure) when it is missing or not JSON."""
+        try:
+            with open(os.path.join(self.out, name)) as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            self.bad(f"{name}: {e}")
+            return None
+
+    def load_summary(self, name):
+        """The script's own summary: its exit_code must be the script's, and it must list no problem."""
+        s = self.load(name)
+        if s:
+            if s["exit_code"] != self.rc:
+                self.bad(f"{name} says exit {s['exit_code']}, the script exited {self.rc}")
+            for p in s["problems"]:
+                self.bad(f"{name}: problem: {p}")
+        return s
+
+    def finish(self, success):
+        for f in self.failures:
+            print("FAIL:", f)
+        if not self.failures:
+            print(success)
+        sys.exit(1 if self.failures else 0)
