@@ -251,19 +251,24 @@ TEST_CASE("The mutation matrix gets one table per kernel family, with that famil
   CHECK(doc.find("probe-b", ck) > fa);  // no fa probe column in the ck table
 }
 
+namespace {
+// tileprobe-report in-process: exit code and everything it printed.
+std::pair<int, std::string> report_tool(std::vector<std::string> args) {
+  args.insert(args.begin(), "tileprobe-report");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream sink;
+  auto* old_err = std::cerr.rdbuf(sink.rdbuf());
+  auto* old_out = std::cout.rdbuf(sink.rdbuf());
+  const int rc = report::tileprobe_report_main(int(argv.size()), argv.data());
+  std::cerr.rdbuf(old_err);
+  std::cout.rdbuf(old_out);
+  return {rc, sink.str()};
+}
+}  // namespace
+
 TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 on a merge problem", "[merge]") {
-  const auto call = [](std::vector<std::string> args) {
-    args.insert(args.begin(), "tileprobe-report");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    std::ostringstream sink;
-    auto* old_err = std::cerr.rdbuf(sink.rdbuf());
-    auto* old_out = std::cout.rdbuf(sink.rdbuf());
-    const int rc = report::tileprobe_report_main(int(argv.size()), argv.data());
-    std::cerr.rdbuf(old_err);
-    std::cout.rdbuf(old_out);
-    return std::pair{rc, sink.str()};
-  };
+  const auto call = report_tool;
   CHECK(call({"/nonexistent.json"}).first == 2);
   const std::string junk = toy::temp_path("junk.json");
   std::ofstream(junk) << "{\"schema_version\": 1}";
@@ -299,19 +304,6 @@ TEST_CASE("tileprobe-report exits 2 on an unreadable or malformed report and 1 o
 }
 
 namespace {
-// tileprobe-report in-process: exit code and everything it printed.
-std::pair<int, std::string> report_tool(std::vector<std::string> args) {
-  args.insert(args.begin(), "tileprobe-report");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  std::ostringstream sink;
-  auto* old_err = std::cerr.rdbuf(sink.rdbuf());
-  auto* old_out = std::cout.rdbuf(sink.rdbuf());
-  const int rc = report::tileprobe_report_main(int(argv.size()), argv.data());
-  std::cerr.rdbuf(old_err);
-  std::cout.rdbuf(old_out);
-  return {rc, sink.str()};
-}
 json tool_schema() { return json::parse(toy::slurp(TP_REPORT_TOOL_SCHEMA)); }
 std::string write_report(const json& j, const std::string& stem) {
   const auto path = toy::temp_path(stem);
