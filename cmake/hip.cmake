@@ -186,7 +186,9 @@ function(tp_hip_compile)
   endforeach()
   string(REPLACE ";" "," arch_list "${TP_HIP_ARCHS}")
   list(APPEND defs "-DTP_HIP_ARCHS_BUILT=\"${arch_list}\"")
-  set(opt -O3)
+  # Line tables only (no variables or types): the AMDGPU simulator's LDS race detector names the source file:line of
+  # each access from them (simt/amdgpu_sim/machine/code_object.cpp); they do not change the generated code.
+  set(opt -O3 -gline-tables-only)
   if(CMAKE_BUILD_TYPE STREQUAL "Debug")
     set(opt -O1 -g)
   endif()
