@@ -161,6 +161,8 @@ if(TP_WITH_HIP)
     message(STATUS "hip backend: no AMDGPU simulator (LLVM 19 with the AMDGPU target not found: install llvm-19-dev); "
                    "the hip binaries use the real HIP runtime only")
   endif()
+  # The archs whose hip-sim tests run the two flash-attention probes (minutes each on one core; CI runs both).
+  set(TP_SIM_FA_ARCHS "gfx1201;gfx1100" CACHE STRING "AMDGPU archs on which the hip-sim tests run the fa probes")
   add_subdirectory(${PROJECT_SOURCE_DIR}/simt/amdgpu_sim ${PROJECT_BINARY_DIR}/simt/amdgpu_sim)
 endif()
 

@@ -41,6 +41,19 @@ struct device_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How the warps (waves) of a block are scheduled, where a backend can choose: the CPU emulator (simt/cpu/emulator.h
+// says what each policy does) and the HIP build on tileprobe's AMDGPU simulator (the same policies at its switch
+// points: simt/amdgpu_sim/machine.h). A real GPU schedules as it will.
+enum class schedule_policy { in_order, reverse, random, adversarial };
+
+// Races between warps of one block on shared memory (LDS) between two barriers, as a backend's detector reports them:
+// counts per kind and the first few pairs, each with both accesses' locations.
+struct race_report {
+  std::uint64_t raw = 0, war = 0, waw = 0;
+  std::vector<std::string> first;
+  std::uint64_t total() const { return raw + war + waw; }
+};
+
 // Global-memory element states the CPU backend tracks per device_buffer element.
 enum class elem_state : std::uint8_t { never_written = 0, host_initialised = 1, kernel_written = 2 };
 

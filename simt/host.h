@@ -52,6 +52,14 @@ struct backend_entry {
   // Why a present device cannot honestly run this binary's code (HIP: no code object for its arch, a runtime too old
   // for it); empty when it can, or when there is no device at all (that is `available`'s answer).
   std::string (*unusable)() = nullptr;
+  // Where the backend chooses the warp schedule and runs a shared-memory race detector (the CPU emulator; HIP on
+  // tileprobe's simulator): applies to later launches from this thread; false when it cannot (a real GPU).
+  bool (*set_schedule)(schedule_policy, std::uint64_t seed, bool detect_races) = nullptr;
+  // The detector's findings since the last take; nullopt when the backend has no detector.
+  std::optional<race_report> (*take_races)() = nullptr;
+  // The most dynamic shared memory one block may use on the device, in bytes (CUDA: the opt-in maximum; HIP:
+  // sharedMemPerBlock); null, or 0 returned: no limit known (the CPU emulator has none).
+  std::size_t (*shared_bytes_per_block)() = nullptr;
 };
 inline backend_entry& registered_backend(backend b) {
   static backend_entry entries[3];
@@ -104,6 +112,23 @@ inline bool backend_available(backend b) {
   return p && p();
 }
 
+// Schedule and race detection for later launches (see backend_entry); false: the backend cannot choose.
+inline bool set_schedule(backend b, schedule_policy p, std::uint64_t seed, bool detect_races) {
+  auto f = detail::registered_backend(b).set_schedule;
+  return f && f(p, seed, detect_races);
+}
+inline std::optional<race_report> take_races(backend b) {
+  auto f = detail::registered_backend(b).take_races;
+  return f ? f() : std::nullopt;
+}
+
+// See backend_entry::shared_bytes_per_block; nullopt: no limit (or no device to ask).
+inline std::optional<std::size_t> shared_bytes_per_block(backend b) {
+  auto f = detail::registered_backend(b).shared_bytes_per_block;
+  const std::size_t n = f ? f() : 0;
+  return n ? std::optional<std::size_t>(n) : std::nullopt;
+}
+
 // What runs the backend's kernels in this program: device name, compute capability or architecture, driver and
 // runtime versions for a GPU; the host CPU for the emulator. Says so when the backend is not built in or has no device.
 inline std::string device_description(backend b) {
@@ -122,7 +147,22 @@ inline constexpr uninitialised_t uninitialised{};
 #if TP_BACKEND_CPU
 inline namespace cpu_backend {
 namespace cpu_detail {
-inline const bool registered = ::tp::detail::register_backend(backend::cpu, {nullptr, &cpu::host_description});
+inline bool set_schedule(schedule_policy p, std::uint64_t seed, bool detect_races) {
+  cpu::run_options o = cpu::get_run_options();
+  o.sched = p;
+  o.seed = seed;
+  o.hazards = detect_races;
+  cpu::set_run_options(o);
+  return true;
+}
+inline std::optional<race_report> take_races() {
+  const cpu::hazard_report h = cpu::take_hazard_report();
+  race_report r{h.raw, h.war, h.waw, {}};
+  for (const auto& p : h.first) r.first.push_back(cpu::describe(p));
+  return r;
+}
+inline const bool registered = ::tp::detail::register_backend(
+    backend::cpu, {nullptr, &cpu::host_description, nullptr, &cpu_detail::set_schedule, &cpu_detail::take_races});
 }
 
 template <class... P, class... A>
@@ -347,11 +387,46 @@ inline std::string gpu_description() {
   #endif
   return s;
 }
+// The per-block shared memory limit a launch may use: CUDA's opt-in maximum (the launch opts in above 48 KiB),
+// HIP's sharedMemPerBlock (no opt-in beyond it on AMD).
+inline std::size_t gpu_shared_bytes_per_block() {
+  int dev = 0;
+  tp_gpu_device_prop p{};
+  if (TP_GPU_API(GetDevice)(&dev) != TP_GPU_SUCCESS || TP_GPU_API(GetDeviceProperties)(&p, dev) != TP_GPU_SUCCESS) {
+    (void)TP_GPU_API(GetLastError)();
+    return 0;
+  }
   #if TP_BACKEND_HIP
-inline const bool gpu_registered =
-    ::tp::detail::register_backend(TP_GPU_BACKEND, {&gpu_available, &gpu_description, &hip_unusable});
+  return p.sharedMemPerBlock;
   #else
-inline const bool gpu_registered = ::tp::detail::register_backend(TP_GPU_BACKEND, {&gpu_available, &gpu_description});
+  return p.sharedMemPerBlockOptin;
+  #endif
+}
+  #if TP_BACKEND_HIP
+// On tileprobe's simulator the schedule and the LDS race detector are the machine's (runtime_ext.h); a real GPU has
+// neither.
+inline bool hip_set_schedule(schedule_policy p, std::uint64_t seed, bool detect_races) {
+  return tpHipSimSetSchedule(int(p), seed, detect_races ? 1 : 0) == 0;
+}
+inline std::optional<race_report> hip_take_races() {
+  unsigned long long counts[3] = {0, 0, 0};
+  const char* text = tpHipSimTakeLdsHazards(counts);
+  if (!text) return std::nullopt;
+  race_report r{counts[0], counts[1], counts[2], {}};
+  for (const char* p = text; *p;) {
+    const char* e = std::strchr(p, '\n');
+    if (!e) e = p + std::strlen(p);
+    r.first.emplace_back(p, e);
+    p = *e ? e + 1 : e;
+  }
+  return r;
+}
+inline const bool gpu_registered = ::tp::detail::register_backend(
+    TP_GPU_BACKEND, {&gpu_available, &gpu_description, &hip_unusable, &hip_set_schedule, &hip_take_races,
+                     &gpu_shared_bytes_per_block});
+  #else
+inline const bool gpu_registered = ::tp::detail::register_backend(
+    TP_GPU_BACKEND, {&gpu_available, &gpu_description, nullptr, nullptr, nullptr, &gpu_shared_bytes_per_block});
   #endif
 
 // The skew constants are per translation unit (no relocatable device code), so every TU registers its setter and
@@ -482,7 +557,23 @@ class device_buffer {
     gpu_detail::check(TP_GPU_API(GetLastError)(), "poison");
   }
   gmem<T> view() { return gmem<T>{d_}; }
-  std::optional<std::vector<bool>> kernel_written() const { return std::nullopt; }
+  // A GPU cannot tell; tileprobe's AMDGPU simulator can for a buffer the host never wrote (an uninitialised one:
+  // every written byte there is a kernel's): an element counts as kernel-written when all its bytes are.
+  std::optional<std::vector<bool>> kernel_written() const {
+  #if TP_BACKEND_HIP
+    if (tpHipRuntimeIsSimulator() && n_ > 0) {
+      std::vector<unsigned char> flags(n_ * sizeof(T));
+      if (tpHipSimKernelWritten(d_, flags.data(), flags.size()) == 0) {
+        std::vector<bool> w(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+          w[i] = std::all_of(flags.begin() + i * sizeof(T), flags.begin() + (i + 1) * sizeof(T),
+                             [](unsigned char f) { return f != 0; });
+        return w;
+      }
+    }
+  #endif
+    return std::nullopt;
+  }
   // A GPU cannot tell; tileprobe's AMDGPU simulator can: its kernel loads (one per lane) of bytes of this buffer no one
   // wrote since the last upload, as never-written reads (elements and sites are not kept there).
   std::optional<access_report> unwritten_reads() const {

@@ -1,7 +1,9 @@
 // tileprobe-report --compare-backends A,B: the same probe run on two backends must agree, variant by variant, on what
 // the kernels computed and what the verdicts were. The ck probes record d_digest (a checksum of every tile's raw D
 // bits) and d_digest_cases: equal digests over the same cases mean the two backends' machine code computed the same
-// D bit for bit (integer and float paths alike). Every probe is compared on passed/failed counts per variant.
+// D bit for bit (integer and float paths alike). fa-missing-tile-meta records wrong_rows_digest (case ids and their
+// wrong rows) and wrong_rows_digest_cases: equal, the same rows were wrong in the same cases. Every probe is compared
+// on passed/failed counts per variant.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -38,7 +40,7 @@ void compare_runs(const probe::run_record& ra, const probe::run_record& rb, back
     const auto& va = ra.variants[i];
     const auto& vb = rb.variants[i];
     backend_comparison::row row{ra.probe, va.name, {}, true};
-    for (const std::string key : {"d_digest", "d_digest_cases"}) {
+    for (const std::string key : {"d_digest", "d_digest_cases", "wrong_rows_digest", "wrong_rows_digest_cases"}) {
       const std::string xa = fmt_metric(va, key), xb = fmt_metric(vb, key);
       row.cells.push_back({key, xa, xb});
       row.equal &= xa == xb;

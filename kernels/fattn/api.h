@@ -177,6 +177,8 @@ struct ops {
   // The non-stream-k parallel_blocks path (flash_attn_combine_results): each tile split over `parallel_blocks`
   // blocks, merged by the combine kernel, which also stores body meta. Used by tests of the merge algebra.
   run_result (*run_parallel_blocks)(int config, const problem&, int parallel_blocks);
+  // Dynamic shared memory of the body kernel for a config, in bytes (what a device must offer per block).
+  int (*smem_bytes)(int config);
 };
 
 }  // namespace tp::fattn

@@ -33,6 +33,43 @@ TP_DEVICE float fa_expf(float x) {
 TP_DEVICE float fa_fmaxf(float a, float b) { return a > b ? a : b; }
 TP_DEVICE bool fa_isfinite(float x) { return __builtin_isfinite(x); }
 
+// fp16 storage of tile_Q (upstream keeps Q and the combine's VKQ there as half2): IEEE binary16 bits, round to
+// nearest even, in integer and exact fp32 arithmetic, so every backend rounds identically (no half type in the
+// dialect; __float2half and _Float16 are not on all three compilers).
+#if TP_BACKEND_HIP
+  // Debian's clang 19.1.7 stops with "Cannot scavenge register in FI elimination!" compiling this file for gfx1100
+  // when this conversion is inlined into the body kernels (measured 2026-12-05); as a call it compiles. Same
+  // arithmetic either way.
+  #define FA_FLOAT2HALF_LINKAGE __attribute__((noinline))
+#else
+  #define FA_FLOAT2HALF_LINKAGE
+#endif
+FA_FLOAT2HALF_LINKAGE TP_DEVICE unsigned short fa_float2half(float f) {
+  const unsigned x = __builtin_bit_cast(unsigned, f);
+  const unsigned sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (unsigned short)(sign | 0x7e00u);  // NaN: quiet
+  if (ax >= 0x47800000u) return (unsigned short)(sign | 0x7c00u);  // |f| >= 65536 (and inf): inf
+  if (ax < 0x38800000u) {
+    // below 2^-14, the half subnormals m·2^-24: m = |f|·2^24 (exact) rounded to an integer by adding and removing
+    // 2^23, which rounds to nearest even in fp32 because m < 2^10
+    const float m = __builtin_bit_cast(float, ax) * 16777216.0f;
+    return (unsigned short)(sign | (unsigned)((m + 8388608.0f) - 8388608.0f));
+  }
+  // normal: rebias the exponent (127 -> 15), drop 13 mantissa bits rounding to nearest even; a carry out of the
+  // mantissa moves into the exponent, which is exactly the rounded value (65520 and up become inf = 0x7c00)
+  const unsigned r = ax - 0x38000000u;
+  return (unsigned short)(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+}
+TP_DEVICE float fa_half2float(unsigned short h) {
+  const unsigned sign = (unsigned)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    const float v = float(m) * 5.9604644775390625e-8f;  // m·2^-24, exact
+    return sign ? -v : v;
+  }
+  if (e == 31) return __builtin_bit_cast(float, sign | 0x7f800000u | (m << 13));
+  return __builtin_bit_cast(float, sign | ((e + 112u) << 23) | (m << 13));
+}
+
 // e^(m - M), flushed to zero below SOFTMAX_FTZ_THRESHOLD like upstream's combine code.
 TP_DEVICE float fa_merge_scale(float m, float M) {
   const float diff = m - M;

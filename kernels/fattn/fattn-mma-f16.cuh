@@ -7,10 +7,12 @@
 // score needs a warp-wide sum, after which every lane holds every score of its warp, so the online softmax state
 // (m, l) of a column is the same on all lanes of the warp that owns it.
 //
-// tile_Q is float, not half2: one Q row is DKQ floats plus an 8-float pad (upstream: DKQ/2 half2 + 4 half2, the same
-// pad in bytes per value pair). The combine scratch reuses the same memory with row stride 2·nbatch_combine + 8
-// floats, one row per (warp, column) pair, meta float2 at float offset 2·nbatch_combine: the pad W never touches.
-// Past both (upstream: past tile_mask, in the KVarN scratch) lie the KVARN/KVARN kernel's record-axis group tags.
+// tile_Q holds fp16 as upstream's half2 does (fa_float2half: round to nearest even): one Q row is DKQ halves plus an
+// 8-half pad (upstream: DKQ/2 + 4 half2), so the shared memory is upstream's size (D256 ncols 64: 33 KiB, inside the
+// 64 KiB of an RDNA workgroup). The combine scratch reuses the same memory with row stride 2·nbatch_combine + 8
+// halves, one row per (warp, column) pair, VKQ rounded to fp16 as upstream's half2 tile, and the meta (m, l) as a
+// float2 at half offset 2·nbatch_combine: the pad W never touches. Past both (upstream: past tile_mask, in the KVarN
+// scratch) lie the KVARN/KVARN kernel's record-axis group tags, as floats.
 #pragma once
 
 #include "simt/simt.h"
@@ -46,14 +48,16 @@ struct fattn_cfg {
   static constexpr int nthreads = nwarps * fa_warp;
   static constexpr int kv_subblock = 16;  // T_A_KQ::I: rows of one warp's KV sub-block
   static constexpr int rows_per_warp = nbatch_fa / np;
-  static constexpr int stride_tile_Q = DKQ + 8;
-  static constexpr int stride_combine = 2 * nbatch_combine + 8;
-  static constexpr int smem_floats = ncols * stride_tile_Q > nwarps * cols_per_warp * stride_combine
+  static constexpr int stride_tile_Q = DKQ + 8;              // halves
+  static constexpr int stride_combine = 2 * nbatch_combine + 8;  // halves; even, so the meta float2 is aligned
+  static constexpr int smem_halves = ncols * stride_tile_Q > nwarps * cols_per_warp * stride_combine
                                          ? ncols * stride_tile_Q
                                          : nwarps * cols_per_warp * stride_combine;
-  // The KVARN/KVARN kernel's record-axis group tags: two per 128-wide head-dim slice, clear of Q and combine scratch.
+  // The KVARN/KVARN kernel's record-axis group tags: two per 128-wide head-dim slice, clear of Q and combine scratch,
+  // at float index tag_float0 (smem_halves is even).
   static constexpr int axis_tag_count = 2 * (DKQ / 128);
-  static constexpr int smem_total = smem_floats + axis_tag_count;
+  static constexpr int tag_float0 = smem_halves / 2;
+  static constexpr int smem_bytes = smem_halves * 2 + axis_tag_count * 4;
   static_assert(DKQ % fa_warp == 0 && DV % fa_warp == 0, "a lane owns d = lane + 32n");
   static_assert((2 * nbatch_combine) % fa_warp == 0 && (DV / 2) % nbatch_combine == 0);
   static_assert(nbatch_fa % (np * kv_subblock) == 0);
@@ -123,7 +127,11 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
                                                int kb0_stop, bool needs_fixup, bool is_fixup) {
   constexpr int cpw = C::cols_per_warp, np = C::np, nwarps = C::nwarps, ncols = C::ncols;
   constexpr int DKQ = C::DKQ, DV = C::DV, nbatch_combine = C::nbatch_combine;
-  constexpr int meta_col = 2 * nbatch_combine;  // the pad of a combine row
+  constexpr int meta_col = 2 * nbatch_combine;  // the pad of a combine row (a half offset)
+  // tile_Q as halves (Q, VKQ); tile_Q itself addresses floats (meta, tags): meta of combine row r at float
+  // (r·stride_combine + meta_col) / 2, + 1 for the row sum.
+  const tp::smem<unsigned short> tile_Q_h = tile_Q.template as<unsigned short>();
+  const auto meta_at = [](int row) { return (row * C::stride_combine + meta_col) / 2; };
   const int w = int(tp::warp_id()), lane = int(tp::lane_id());
   const int b = int(tp::block_idx()), G = int(tp::grid_dim());
   const int c0 = (w / np) * cpw;  // first Q column owned by this warp
@@ -143,7 +151,7 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
   // they hold), then every thread waits. The barrier also orders this tile's P0 after the previous tile's combine.
   if (a.kvarn_kvarn) {
     if (tp::thread_idx() == 0)
-      for (int i = 0; i < C::axis_tag_count; ++i) tile_Q.st(C::smem_floats + i, -1.0f);
+      for (int i = 0; i < C::axis_tag_count; ++i) tile_Q.st(C::tag_float0 + i, -1.0f);
     tp::sync_threads();
   }
 
@@ -152,7 +160,7 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     const long long q_row = a.tl.row(tile, jc);  // -1: past n_q or a padding head, loaded as zeros
     for (int k = lane; k < DKQ; k += fa_warp) {
       const float v = q_row >= 0 ? a.Q.ld(q_row * DKQ + k) * a.scale : 0.0f;
-      tile_Q.st(jc * C::stride_tile_Q + k, v);
+      tile_Q_h.st(jc * C::stride_tile_Q + k, fa_float2half(v));
     }
   }
   tp::sync_threads();
@@ -160,7 +168,8 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
   // P1: Q_in_reg: each warp loads its own columns.
   float Q_reg[cpw][DKQ / fa_warp];
   for (int jj = 0; jj < cpw; ++jj)
-    for (int n = 0; n < DKQ / fa_warp; ++n) Q_reg[jj][n] = tile_Q.ld((c0 + jj) * C::stride_tile_Q + lane + fa_warp * n);
+    for (int n = 0; n < DKQ / fa_warp; ++n)
+      Q_reg[jj][n] = fa_half2float(tile_Q_h.ld((c0 + jj) * C::stride_tile_Q + lane + fa_warp * n));
   tp::sync_threads();
 
   // P3: the KV batches of this tile segment.
@@ -177,8 +186,8 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     for (int jj = 0; jj < cpw; ++jj) {
       if (lane != jj) continue;
       const int row = w * cpw + jj;
-      tile_Q.st(row * C::stride_combine + meta_col + 0, KQ_max[jj]);
-      tile_Q.st(row * C::stride_combine + meta_col + 1, KQ_rowsum[jj]);
+      tile_Q.st(meta_at(row) + 0, KQ_max[jj]);
+      tile_Q.st(meta_at(row) + 1, KQ_rowsum[jj]);
     }
   }
   if (np == 1) {
@@ -211,8 +220,8 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
         M[jj] = fa_kq_max_init;
         for (int p = 0; p < np; ++p) {
           const int row = (w + p) * cpw + jj;
-          m_p[p] = tile_Q.ld(row * C::stride_combine + meta_col + 0);
-          l_p[p] = tile_Q.ld(row * C::stride_combine + meta_col + 1);
+          m_p[p] = tile_Q.ld(meta_at(row) + 0);
+          l_p[p] = tile_Q.ld(meta_at(row) + 1);
           M[jj] = fa_fmaxf(M[jj], m_p[p]);
         }
         L[jj] = 0.0f;
@@ -228,8 +237,8 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
         if (lane != jj) continue;
         for (int p = 0; p < np; ++p) {
           const int row = (w + p) * cpw + jj;
-          tile_Q.st(row * C::stride_combine + meta_col + 0, s_p[jj][p]);
-          tile_Q.st(row * C::stride_combine + meta_col + 1, L[jj]);
+          tile_Q.st(meta_at(row) + 0, s_p[jj][p]);
+          tile_Q.st(meta_at(row) + 1, L[jj]);
         }
         if (needs_fixup || is_fixup) {
           const long long slot = (long long)(needs_fixup ? b : G + b) * ncols + c0 + jj;
@@ -250,7 +259,7 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
     // W: this warp's VKQ columns [2·k00, 2·k00 + 2·nbatch_combine) into its own rows.
     for (int jj = 0; jj < cpw; ++jj)
       for (int n = 0; n < 2 * nbatch_combine / fa_warp; ++n)
-        tile_Q.st((w * cpw + jj) * C::stride_combine + lane + fa_warp * n, VKQ[jj][2 * k00 / fa_warp + n]);
+        tile_Q_h.st((w * cpw + jj) * C::stride_combine + lane + fa_warp * n, fa_float2half(VKQ[jj][2 * k00 / fa_warp + n]));
     tp::sync_threads();
     tp::skew_point();
     // R: read back by a different mapping: warp w takes columns w/np, w/np + nwarps/np, ...
@@ -261,11 +270,11 @@ TP_DEVICE void flash_attn_ext_f16_process_tile(const fattn_args& a, tp::smem<flo
         const int row0 = (jc / cpw) * np * cpw + jc % cpw;  // partner p's row: row0 + p·cpw
         float s[np];
         for (int p = 0; p < np; ++p)
-          s[p] = np == 1 ? 1.0f : tile_Q.ld((row0 + p * cpw) * C::stride_combine + meta_col + 0);
-        const float L = whole ? tile_Q.ld(row0 * C::stride_combine + meta_col + 1) : 1.0f;
+          s[p] = np == 1 ? 1.0f : tile_Q.ld(meta_at(row0 + p * cpw) + 0);
+        const float L = whole ? tile_Q.ld(meta_at(row0) + 1) : 1.0f;
         for (int k = lane; k < 2 * nbatch_combine; k += fa_warp) {
           float v = 0.0f;
-          for (int p = 0; p < np; ++p) v += s[p] * tile_Q.ld((row0 + p * cpw) * C::stride_combine + k);
+          for (int p = 0; p < np; ++p) v += s[p] * fa_half2float(tile_Q_h.ld((row0 + p * cpw) * C::stride_combine + k));
           if (whole) v /= L;
           if (is_fixup)
             a.fix_data.st(((long long)b * ncols + jc) * DV + 2 * k00 + k, v);

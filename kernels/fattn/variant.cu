@@ -210,7 +210,7 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp),
                                       opt.memset_body_meta);
     const fattn_args a = bb.args(p, lp, C::ncols);
-    TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_total) * sizeof(float)}, a);
+    TP_LAUNCH(flash_attn_ext_f16<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_bytes)}, a);
     if (lp.fixup == fixup_kind::uniform)
       TP_LAUNCH((flash_attn_stream_k_fixup_uniform<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
                 bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), a.tl, lp.blocks);
@@ -240,7 +240,7 @@ run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks
     r.tile_blocks.assign(lp.ntiles, parallel_blocks);
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, 1);
     const fattn_args a = bb.args(p, lp, C::ncols);
-    TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_total) * sizeof(float)}, a, parallel_blocks);
+    TP_LAUNCH(flash_attn_ext_f16_parallel_blocks<C>, tp::dims{unsigned(lp.blocks), unsigned(C::nthreads), std::size_t(C::smem_bytes)}, a, parallel_blocks);
     TP_LAUNCH((flash_attn_combine_results<C::DV, C::ncols>), tp::dims{unsigned(lp.ntiles), unsigned(fa_warp)},
               bb.dst.view(), bb.final_meta.view(), bb.fix_meta.view(), bb.fix_data.view(), a.tl, parallel_blocks,
               lp.blocks);
@@ -249,9 +249,13 @@ run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks
   });
 }
 
+int smem_bytes(int config) {
+  return dispatch(config, [](auto cfg) { return int(decltype(cfg)::smem_bytes); });
+}
+
 }  // namespace
 
-const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks};
+const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks, &smem_bytes};
 TP_REGISTER_VARIANT(fattn, tp::fattn::ops, fattn_ops);
 
 }  // namespace TP_VARIANT_NS

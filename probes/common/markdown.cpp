@@ -61,8 +61,12 @@ constexpr metric_meaning metric_meanings[] = {
     {"err_over_bound", "largest error divided by the oracle-derived error bound (a case fails above 1)"},
     {"rmse", "root-mean-square error against the fp64 oracle"},
     {"wrong_rows", "attention output rows outside the error bound"},
-    {"hazards", "shared-memory hazards seen by the CPU emulator's detector (GPUs: compute-sanitizer racecheck)"},
+    {"hazards", "shared-memory hazards seen by the race detector (CPU emulator: the source; hip on tileprobe's "
+                "simulator: the compiled LDS instructions; GPUs: compute-sanitizer racecheck)"},
     {"rows_without_body_meta", "output rows whose whole-tile meta (dst_final_meta) no kernel wrote"},
+    {"wrong_rows_digest", "checksum of every case's id and wrong rows (FNV-1a per case, summed): equal on two "
+                          "backends means the same rows were wrong in the same cases", true},
+    {"wrong_rows_digest_cases", "cases in wrong_rows_digest", true},
 };
 const metric_meaning* meaning_of(std::string_view metric) {
   for (const auto& m : metric_meanings)
@@ -387,7 +391,8 @@ std::string evidence_section(const run_record& r) {
   if (!any) return "";
   std::string o =
       "\n### Hazard and unwritten-read evidence\n\n"
-      "Shared-memory hazards (CPU emulator's detector): two warps touch one shared-memory address between two "
+      "Shared-memory hazards (the CPU emulator's detector on the source; on hip under tileprobe's simulator, its LDS "
+      "detector on the compiled instructions, with PCs): two warps touch one shared-memory address between two "
       "barriers, at least one writing; RAW = read after write, WAR = write after read, WAW = write after write. "
       "Unwritten reads: a kernel reads global memory no kernel wrote, either still holding the host's initial "
       "values or never written at all (poisoned on the CPU backend).\n\n"
@@ -659,8 +664,8 @@ std::string comparison_body(const backend_comparison& c) {
   if (!c.a.empty())
     o += c.problems.empty()
              ? fmt::format("Every probe run on both backends agrees, variant by variant: the same kernels computed the "
-                           "same D (d_digest over the same d_digest_cases tiles, where the probe records them) and the "
-                           "same cases passed and failed.\n\n")
+                           "same D (d_digest over the same d_digest_cases tiles, where the probe records them), the "
+                           "same wrong rows (wrong_rows_digest, where recorded) and the same cases passed and failed.\n\n")
              : fmt::format("**{} disagreement(s)**:\n\n", c.problems.size());
   else if (!c.problems.empty())
     o += fmt::format("**{} problem(s)**:\n\n", c.problems.size());

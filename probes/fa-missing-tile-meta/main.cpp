@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
   probe.cli()
       .add_option("--meta-init", st.meta_init,
                   "body dst_final_meta before the body pass: memset (upstream's zeros) or none (no host write: "
-                  "poisoned on cpu, uninitialised device memory on GPUs, for compute-sanitizer initcheck)")
+                  "poisoned on cpu, 0xA5 bytes on the hip simulator, uninitialised device memory on GPUs, for "
+                  "compute-sanitizer initcheck)")
       ->check(CLI::IsMember({"memset", "none"}))
       ->capture_default_str();
 
@@ -219,14 +220,11 @@ int main(int argc, char** argv) {
 
   probe.runner([&probe, &st](const case_def& cd, const variant& v) {
     const geometry& g = cd.as<geometry>();
+    // Every config of the lists fits a 64 KiB RDNA workgroup; --input can name one that does not fit the device.
+    st.common.fit.require(probe, g.config, cd.id);
     const auto data = st.cache.get(g);
-    const bool cpu = probe.opts().backend == "cpu";
-    if (cpu) {
-      tp::cpu::run_options ro;
-      ro.hazards = true;
-      tp::cpu::set_run_options(ro);
-      (void)tp::cpu::take_hazard_report();
-    }
+    const tp::backend be = backend_named(probe.opts().backend);
+    schedule_case(be, tp::schedule_policy::in_order, 0);
     const auto t0 = std::chrono::steady_clock::now();
     const bool meta_memset = st.meta_init == "memset";
     const auto r = v.ops_as<tp::fattn::ops>().run(g.config, data->problem(g),
@@ -235,7 +233,11 @@ int main(int argc, char** argv) {
     st.common.bench.add(v.name, r.plan.ntiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const auto rc = check_rows(r.out, *data, dv(g));
     outcome o;
-    if (cpu) o.hazards = fa_probe::take_cpu_hazards(2);
+    // Evidence the backend can give: a race detector (CPU emulator, the simulator) and kernel-written bits of the
+    // body meta (CPU emulator; the simulator when the meta buffer is uninitialised, --meta-init none).
+    const auto hazards = take_hazards(be, 2);
+    if (hazards) o.hazards = *hazards;
+    const bool written_bits = !r.body_meta_written.empty();
     // With the memset the merge reads the host's zeros; without it, poison nobody wrote.
     (meta_memset ? o.unwritten.host_initialised : o.unwritten.never_written) = r.merge_unwritten_meta_reads;
     if (!r.first_unwritten_meta_read.empty()) o.unwritten.first.push_back(r.first_unwritten_meta_read);
@@ -258,6 +260,7 @@ int main(int argc, char** argv) {
     o.metric_max("max_abs_err", rc.max_err).metric_max("err_over_bound", rc.max_err / data->bound);
     o.metric_max("rmse", rc.rmse).metric_sum("wrong_rows", double(rc.wrong.size()));
     o.metric_sum("rows_without_body_meta", double(unwritten_rows.size()));
+    o.metric_sum("wrong_rows_digest", double(wrong_rows_digest(cd.id, rc.wrong))).metric_sum("wrong_rows_digest_cases", 1);
     char line[360];
     std::snprintf(line, sizeof line,
                   "ub %d x %d Q heads (%d KV heads, ncols %d = %d x %d), %s kernel: %d tiles x %d KV batches on %d "
@@ -279,31 +282,31 @@ int main(int argc, char** argv) {
     // differently and still be killed). A buggy variant's failure without the shape is not this bug: the case
     // counts as not caught (pass, with the reason), which an on_buggy::fail case turns into an unexpected verdict.
     // On a GPU without the memset, the rows no kernel stored read undefined memory: which of them come out wrong is
-    // not the probe's to predict (initcheck is the evidence there).
-    if (!meta_memset && !cpu) {
+    // not the probe's to predict (initcheck is the evidence there). The simulator has written bits there instead.
+    if (!meta_memset && !written_bits) {
       if (v.role == tp::probe::variant_role::buggy)
         o.note("--meta-init none on a GPU: rows without body meta read uninitialised memory; their values are "
                "undefined");
     } else if (v.role == tp::probe::variant_role::buggy && !rc.wrong.empty()) {
       // A variant that also races (upstream on the PR's kernel: the k00 race) may get more rows wrong than the
-      // whole-tile ones. The hazard detector says whether it raced on the cpu backend; a GPU has no detector, so
+      // whole-tile ones. The race detector says whether it raced (cpu backend, hip simulator); a GPU has none, so
       // there a race cannot be ruled out and the shape demanded is the superset (the H200 run of 2026-12-03 showed
       // upstream with exactly that: the whole-tile rows and some raced rows wrong).
-      const bool may_have_raced = !cpu || o.hazards.total() > 0;
+      const bool may_have_raced = !hazards || o.hazards.total() > 0;
       const bool superset = std::includes(rc.wrong.begin(), rc.wrong.end(), whole_rows.begin(), whole_rows.end());
       std::string why;
       if (may_have_raced ? !superset : !rows_are_whole)
         why = std::string("failing rows are not ") + (may_have_raced ? "a superset of" : "exactly") +
               " the whole-tile rows";
-      // Written bits exist on the CPU backend only; on GPUs compute-sanitizer initcheck (--meta-init none) is the
-      // evidence of which rows read meta no kernel stored.
-      else if (cpu && unwritten_rows != whole_rows)
+      // Written bits exist on the CPU backend and, for --meta-init none, on the hip simulator; on GPUs
+      // compute-sanitizer initcheck (--meta-init none) is the evidence of which rows read meta no kernel stored.
+      else if (written_bits && unwritten_rows != whole_rows)
         why = "rows without body meta differ from whole-tile rows";
       if (!why.empty()) {
         o.pass = true;
         o.note("not this bug's shape: " + why + " (counted as not caught)");
       }
-    } else if (rc.wrong.empty() && !unwritten_rows.empty() && cpu) {
+    } else if (rc.wrong.empty() && !unwritten_rows.empty()) {
       // meta missing, yet no row wrong: the probe's oracle or bound would miss the bug
       throw tp::probe::internal_error(v.name + " " + cd.id + ": rows without body meta, yet every row is right");
     }

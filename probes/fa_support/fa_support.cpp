@@ -20,6 +20,7 @@
 #include "reference/kvarn.h"
 #include "reference/metrics.h"
 #include "simt/cpu/emulator.h"
+#include "simt/host.h"
 #include "simt/registry.h"
 
 namespace fa_probe {
@@ -155,7 +156,22 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
     const int kvh = h / g.gqa;  // the K/V head Q head h shares
     const auto Q = mat(p->q, h, g.n_q, D), K = mat(p->kb, kvh, g.n_kv, D), V = mat(p->vb, kvh, g.n_kv, Dv);
     const auto KT = mat(p->kt, kvh, g.n_tail, D), VT = mat(p->vt, kvh, g.n_tail, Dv);
-    const auto r = tp::ref::attention_body_tail(Q.view(), K.view(), V.view(), KT.view(), VT.view(), scale);
+    // The body pass reads Q through tile_Q, which holds fp16 as upstream's half2 does: q' = fp16(fp32(q·scale))
+    // (kernels/fattn/fattn-mma-f16.cuh P0); the tail pass reads fp32 Q and scales in fp32. The oracle takes that
+    // input rounding exactly, with its own fp16 codec, by concatenating features at scale 1: a body key scores
+    // [q', q·scale]·[k, 0] = q'·k, a tail key [q', q·scale]·[0, k] = scale·q·k.
+    const float scale_f = float(scale);
+    tp::ref::matrix<double> Qx(g.n_q, 2 * D), Kx(g.n_kv, 2 * D), KTx(g.n_tail, 2 * D);
+    for (int i = 0; i < g.n_q; ++i)
+      for (int d = 0; d < D; ++d) {
+        Qx(i, d) = to_fp16_value(double(float(Q(i, d)) * scale_f));
+        Qx(i, D + d) = Q(i, d) * scale;
+      }
+    for (int j = 0; j < g.n_kv; ++j)
+      for (int d = 0; d < D; ++d) Kx(j, d) = K(j, d);
+    for (int j = 0; j < g.n_tail; ++j)
+      for (int d = 0; d < D; ++d) KTx(j, D + d) = KT(j, d);
+    const auto r = tp::ref::attention_body_tail(Qx.view(), Kx.view(), V.view(), KTx.view(), VT.view(), 1.0);
     std::copy(r.o.data.begin(), r.o.data.end(), p->ref.begin() + (std::ptrdiff_t)h * g.n_q * Dv);
     for (int i = 0; i < g.n_q; ++i) {
       auto S_of = [&](const tp::ref::matrix<double>& Km) {
@@ -174,9 +190,17 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
   const double u = std::ldexp(1.0, -24);
   auto gamma = [u](double n) { return n * u / (1 - n * u); };
   const double n_terms = g.n_kv + g.n_tail + 2.0 * g.cus * g.occupancy + 8;
-  const double eps_p = gamma(D + 2) * p->S + (2 * p->S + 4) * u + 2 * u;
-  const double eps_w = gamma(n_terms) + (2 * p->S + 4) * u;
-  p->bound = p->vmax * (2 * (eps_p + gamma(n_terms)) + 2 * eps_w + 4 * u);
+  // S bounds |scale·q·k|; q' = fp16(q·scale) is within a factor (1 + 2^-11) of q·scale.
+  const double S = p->S * (1 + std::ldexp(1.0, -11));
+  const double eps_p = gamma(D + 2) * S + (2 * S + 4) * u + 2 * u;
+  const double eps_w = gamma(n_terms) + (2 * S + 4) * u;
+  // VKQ passes through fp16 in the combine (tile_Q): each stored partial A has |δA| <= 2^-11·|A| + 2^-25 (half an
+  // fp16 subnormal step). Normalised, the relative part adds 2^-11·vmax (|A| <= L·vmax per partial); the absolute
+  // part adds at most n_parts·2^-25 / L_min, where the partial holding the row max has weight 1 and row sum
+  // L >= e^-FATTN_KQ_MAX_OFFSET = 1/8, over n_parts <= 2·blocks + 8 partials (np <= 8).
+  const double n_parts = 2.0 * g.cus * g.occupancy + 8;
+  p->bound = p->vmax * (2 * (eps_p + gamma(n_terms)) + 2 * eps_w + 4 * u + std::ldexp(1.0, -11)) +
+             8 * n_parts * std::ldexp(1.0, -25);
   return p;
 }
 
@@ -330,6 +354,36 @@ std::shared_ptr<const prepared> data_cache::get(const geometry& g) {
   return map_[key] = prepare(g);
 }
 
+void device_fit::init(const tp::probe::app& app) {
+  if (known_) return;
+  known_ = true;
+  backend_ = app.opts().backend;
+  const tp::backend b = backend_named(backend_);
+  limit_ = tp::shared_bytes_per_block(b);
+  if (const auto* ops = tp::find_variant<tp::fattn::ops>("fattn", "fixed", b)) smem_bytes_ = ops->smem_bytes;
+}
+
+bool device_fit::fits(const tp::probe::app& app, int config) {
+  init(app);
+  return !limit_ || !smem_bytes_ || std::size_t(smem_bytes_(config)) <= *limit_;
+}
+
+void device_fit::require(const tp::probe::app& app, int config, const std::string& case_id) {
+  if (fits(app, config)) return;
+  throw tp::probe::usage_error("case " + case_id + ": config " + configs[config].name + " needs " +
+                               std::to_string(smem_bytes_(config)) + " bytes of shared memory per block; the " +
+                               backend_ + " device has " + std::to_string(*limit_));
+}
+
+std::vector<std::string> device_fit::notes() const {
+  std::vector<std::string> out;
+  for (const auto& [config, n] : left_out_)
+    out.push_back("not run on this " + backend_ + " device: " + std::to_string(n) + " case(s) of config " +
+                  configs[config].name + ", whose body kernel needs " + std::to_string(smem_bytes_(config)) +
+                  " bytes of shared memory per block (the device has " + std::to_string(*limit_) + ")");
+  return out;
+}
+
 void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
                     std::function<std::vector<std::string>()> probe_notes) {
   add_ladder_options(app, st.ladder);
@@ -339,6 +393,7 @@ void install_common(tp::probe::app& app, common_state& st, const char* probe, co
   });
   app.notes([&app, &st, probe_notes = std::move(probe_notes)] {
     std::vector<std::string> out = probe_notes ? probe_notes() : std::vector<std::string>{};
+    for (auto& l : st.fit.notes()) out.push_back(std::move(l));
     if (app.opts().bench)
       for (auto& l : st.bench.lines()) out.push_back(l);
     return out;
@@ -346,14 +401,36 @@ void install_common(tp::probe::app& app, common_state& st, const char* probe, co
   app.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
 }
 
-tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs) {
-  const auto hz = tp::cpu::take_hazard_report();
+std::uint32_t wrong_rows_digest(const std::string& case_id, const std::set<long long>& rows) {
+  std::uint32_t h = 2166136261u;
+  auto byte = [&h](unsigned b) {
+    h ^= b & 0xFFu;
+    h *= 16777619u;
+  };
+  for (const char c : case_id) byte((unsigned char)c);
+  for (const long long r : rows)
+    for (int b = 0; b < 8; ++b) byte(unsigned((unsigned long long)r >> (8 * b)));
+  return h;
+}
+
+tp::backend backend_named(const std::string& name) {
+  return name == "cuda" ? tp::backend::cuda : name == "hip" ? tp::backend::hip : tp::backend::cpu;
+}
+
+void schedule_case(tp::backend b, tp::schedule_policy p, std::uint64_t seed) {
+  (void)tp::set_schedule(b, p, seed, true);
+  (void)tp::take_races(b);
+}
+
+std::optional<tp::probe::hazard_evidence> take_hazards(tp::backend b, std::size_t keep_pairs) {
+  auto r = tp::take_races(b);
+  if (!r) return std::nullopt;
   tp::probe::hazard_evidence e;
-  e.raw = hz.raw;
-  e.war = hz.war;
-  e.waw = hz.waw;
-  for (const auto& h : hz.first)
-    if (e.first.size() < keep_pairs) e.first.push_back(tp::cpu::describe(h));
+  e.raw = r->raw;
+  e.war = r->war;
+  e.waw = r->waw;
+  for (auto& f : r->first)
+    if (e.first.size() < keep_pairs) e.first.push_back(std::move(f));
   return e;
 }
 

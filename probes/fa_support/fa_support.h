@@ -11,7 +11,10 @@
 //   sums      Σ p and Σ p·v over n = n_kv + n_tail + 2·(blocks of one tile) + 8 terms: γ(n) relative to Σ p·|v|
 //   O = A/L   |δO| <= (2·(ε_p + γ(n)) + u)·vmax
 //   tail merge weights w = l·e^(m - M): relative error ε_w = γ(n) + (2S + 4)·u, |δO| <= 2·ε_w·vmax more
-// bound = vmax·(2·(ε_p + γ(n)) + 2·ε_w + 4u), vmax = max |v| over body and tail. Nothing here is fitted to the
+//   fp16 tile_Q   the body's Q is rounded to fp16 as the kernel does (q' = fp16(fp32(q·scale))), in the oracle too,
+//             so it costs nothing here beyond S growing by 2^-11; the combine's VKQ in fp16 adds 2^-11·vmax plus
+//             n_parts·2^-25·8 for fp16 subnormals (fa_support.cpp prepare() derives both)
+// bound = vmax·(2·(ε_p + γ(n)) + 2·ε_w + 4u + 2^-11) + 8·n_parts·2^-25, vmax = max |v| over body and tail. Nothing here is fitted to the
 // kernel's observed error; the probe prints error/bound so a reader can see the margin (observed ~1e-3 of it).
 #pragma once
 
@@ -20,11 +23,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "kernels/fattn/api.h"
+#include "simt/backend.h"
 #include "probes/common/probe.h"
 
 namespace fa_probe {
@@ -80,10 +85,20 @@ struct row_check {
   double max_err = 0, rmse = 0;
 };
 row_check check_rows(const std::vector<float>& out, const prepared& p, int Dv);
+// FNV-1a (32-bit) over the case id and the wrong rows (ascending, 8 bytes each, least significant first): summed over
+// a run as the metric wrong_rows_digest, it lets tileprobe-report --compare-backends check that two backends got
+// exactly the same rows wrong in the same cases.
+std::uint32_t wrong_rows_digest(const std::string& case_id, const std::set<long long>& rows);
 
-// The CPU emulator's shared-memory hazards since the last take (this thread), with at most `keep_pairs` readable
-// pairs (both source locations) for the report.
-tp::probe::hazard_evidence take_cpu_hazards(std::size_t keep_pairs);
+// The backend a run uses (--backend cpu|cuda|hip).
+tp::backend backend_named(const std::string& name);
+// Before a case: the warp schedule where the backend can choose it (the CPU emulator; HIP on tileprobe's simulator)
+// and the backend's shared-memory race detector on, earlier findings dropped. A real GPU schedules as it will.
+void schedule_case(tp::backend b, tp::schedule_policy p, std::uint64_t seed);
+// The race detector's findings since schedule_case, with at most `keep_pairs` readable pairs (both accesses'
+// locations: source lines on the CPU emulator, PCs, instructions and source lines on the simulator); nullopt where the
+// backend has no detector (a real GPU).
+std::optional<tp::probe::hazard_evidence> take_hazards(tp::backend b, std::size_t keep_pairs);
 
 tp::probe::case_name geometry_id(const char* probe, const geometry& g);
 
@@ -134,9 +149,41 @@ class data_cache {
 // What both fa probes wire the same way, owned by their main: --ladder / --ladder-max-kv (run from before_run,
 // nothing else runs), the --bench tiles/s lines after the probe's own notes, and shrunk ids that name their parent
 // (probe::shrunk_parent(id, 1), matching shrink_cases).
+// Which configs the backend's device can launch. A body kernel needs fattn ops.smem_bytes(config) of shared memory
+// per block: the CPU emulator has no limit, a GPU its per-block maximum (an RDNA workgroup's 64 KiB: D512 ncols 64 and
+// D256 ncols 128 do not fit there, as on a real RX 7900 XTX or RX 9070; the CUDA opt-in maximum on an H200 takes all).
+// The probes leave such cases out of their lists on that backend and say so in the run's notes; a case asked for by
+// --input or a fuzz id is refused (exit 2) with the sizes.
+class device_fit {
+ public:
+  // Drops the cases whose config (config_of(payload)) does not fit, counting them for notes().
+  template <class Payload, class ConfigOf>
+  void leave_out(const tp::probe::app& app, tp::probe::case_list& cases, ConfigOf config_of) {
+    std::erase_if(cases, [&](const tp::probe::case_def& c) {
+      const int config = config_of(c.template as<Payload>());
+      if (fits(app, config)) return false;
+      ++left_out_[config];
+      return true;
+    });
+  }
+  bool fits(const tp::probe::app& app, int config);
+  // Throws usage_error naming the sizes when `config` does not fit.
+  void require(const tp::probe::app& app, int config, const std::string& case_id);
+  std::vector<std::string> notes() const;
+
+ private:
+  void init(const tp::probe::app& app);
+  bool known_ = false;
+  std::string backend_;
+  std::optional<std::size_t> limit_;  // nullopt: no limit
+  std::function<int(int)> smem_bytes_;
+  std::map<int, std::size_t> left_out_;
+};
+
 struct common_state {
   ladder_options ladder;
   tile_bench bench;
+  device_fit fit;
 };
 void install_common(tp::probe::app& app, common_state& st, const char* probe, const char* ladder_sched, int ladder_tail,
                     std::function<std::vector<std::string>()> probe_notes);

@@ -57,6 +57,50 @@ struct dim3u {
   uint32_t x = 1, y = 1, z = 1;
 };
 
+// Where a diagnostic points: the PC in the code object, its instruction text, and (when the object has line
+// tables) the source file:line.
+struct code_location {
+  uint64_t pc = 0;
+  std::string instruction;
+  std::string source;  // "path/to/file.cu:123", or empty
+};
+
+// Which wave of a workgroup runs next (the CPU emulator's policies, simt/cpu/emulator.h, at the machine's switch
+// points: LDS and global memory instructions, barriers, s_endpgm):
+//   in_order     round robin, ascending: after each switch point the next ready wave after the running one
+//   reverse      round robin, descending
+//   random       a ready wave drawn from `seed` at each switch point (splitmix64; the same seed, the same schedule)
+//   adversarial  the lowest ready wave runs until it parks at a barrier or ends, memory instructions do not switch:
+//                wave 0 races ahead of the others to every barrier (the default: also the fastest)
+enum class wave_schedule : uint8_t { in_order, reverse, random, adversarial };
+
+// Two waves of one workgroup touching one LDS byte between two barriers, at least one of them writing (the CPU
+// emulator's hazard kinds, simt/cpu/emulator.h). `earlier` happened first in the simulated order.
+enum class lds_hazard_kind : uint8_t { raw, war, waw };
+struct lds_access_site {
+  unsigned wave = 0;
+  bool write = false;
+  code_location at;  // PC, instruction text and source line of the access
+};
+struct lds_hazard {
+  lds_hazard_kind kind = lds_hazard_kind::raw;
+  uint32_t workgroup = 0;  // linear workgroup id (x fastest)
+  uint32_t lds_offset = 0;
+  lds_access_site earlier, later;
+};
+// Counted once per kind and pair of instructions (PCs) per dispatch, as the CPU emulator counts once per access and
+// kind; `first` keeps the first few pairs in detection order.
+struct lds_hazard_report {
+  uint64_t raw = 0, war = 0, waw = 0;
+  std::vector<lds_hazard> first;
+  uint64_t total() const { return raw + war + waw; }
+};
+inline constexpr std::size_t lds_hazard_pairs_kept = 16;
+const char* to_string(lds_hazard_kind);
+// "RAW hazard on LDS byte 64 (workgroup 0): write by wave 0 at pc 0x1a2c `ds_store_b16 v1, v2` (file.cuh:262), then
+// read by wave 1 at pc 0x1b40 `ds_load_u16 v3, v1` (file.cuh:270) in the same barrier epoch"
+std::string describe(const lds_hazard&);
+
 // One launch, already resolved by the runtime.
 struct dispatch {
   std::string kernel;                  // kernel_info::name
@@ -69,15 +113,12 @@ struct dispatch {
   // descriptor enables the dispatch-ptr user SGPRs (clang reads grid_size_* from it); 0: none (such a kernel then
   // stops with sim_error).
   uint64_t dispatch_packet_address = 0;
+  wave_schedule schedule = wave_schedule::adversarial;
+  uint64_t schedule_seed = 0;
+  // Non-null: the LDS race detector runs and adds what it finds here (it turns the DS fast paths off: slower).
+  lds_hazard_report* lds_hazards = nullptr;
 };
 
-// Where a diagnostic points: the PC in the code object, its instruction text, and (when the object has line
-// tables) the source file:line.
-struct code_location {
-  uint64_t pc = 0;
-  std::string instruction;
-  std::string source;  // "path/to/file.cu:123", or empty
-};
 
 // A loaded gfx code object (one arch of an offload bundle), decoded once, ready to run many dispatches.
 class code_object {

@@ -20,7 +20,7 @@ namespace tp::cpu {
 //   random      a uniformly random runnable thread each time, from `seed` (same seed, same schedule)
 //   adversarial run one warp, all its lanes, until every lane parks at a block barrier (or exits) before touching
 //               the next warp: warp 0 races ahead through its warp collectives to the barrier
-enum class policy { in_order, reverse, random, adversarial };
+using policy = ::tp::schedule_policy;
 const char* to_string(policy);
 
 struct run_options {

@@ -13,4 +13,16 @@ int tpHipRuntimeIsSimulator(void);
 // On the simulator: the kernel loads of never-written bytes counted in the allocation that contains `device_ptr`
 // since its last host write (hipMemcpy to it, hipMemset); -1 when not simulated or not an allocation.
 long long tpHipSimUnwrittenLoads(const void* device_ptr);
+// On the simulator: which of the `bytes` bytes at `device_ptr` a kernel stored (flags[i] = 1 or 0), for an
+// allocation the host never wrote (no copy to it, no memset). Returns 0, or -1 when not simulated, not inside one
+// allocation, or the host wrote it (written then no longer means kernel-written).
+int tpHipSimKernelWritten(const void* device_ptr, unsigned char* flags, unsigned long long bytes);
+// On the simulator: how the waves of a workgroup are scheduled in later launches (0 in order, 1 reverse, 2 random
+// from `seed`, 3 adversarial: simt/amdgpu_sim/machine.h wave_schedule) and whether the LDS race detector runs.
+// Returns 0, or -1 when not simulated or `policy` is out of range.
+int tpHipSimSetSchedule(int policy, unsigned long long seed, int detect_lds_races);
+// On the simulator: the LDS hazards the detector found since the last take. Writes the RAW, WAR and WAW counts to
+// counts[0..2] and returns the first few pairs described one per line ('\n'-terminated; valid until the next call
+// from any thread); nullptr when not simulated.
+const char* tpHipSimTakeLdsHazards(unsigned long long counts[3]);
 }

@@ -20,15 +20,18 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/AMDHSAKernelDescriptor.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/decoder.h"
+#include "simt/amdgpu_sim/machine/lds_race_detector.h"
 #include "simt/amdgpu_sim/machine/schedule.h"
 #include "simt/amdgpu_sim/machine/semantics.h"
 #include "simt/amdgpu_sim/machine/wave.h"
@@ -96,11 +99,44 @@ class loaded_code_object final : public code_object {
     at.pc = pc;
     const int32_t idx = pc >= prog_.text_address ? prog_.index_at(pc - prog_.text_address) : -1;
     if (idx >= 0) at.instruction = prog_.text[std::size_t(idx)];
+    if (!dwarf_) return at;
+    at.source = source_line(pc);
+    if (at.source.empty() || at.source.find(":0 (") == std::string::npos) return at;
+    // Optimised code gives some instructions line 0 (merged or hoisted code) inside a function that has lines: name
+    // the nearest line before the PC in the same function, and say so.
+    const std::string function = at.source.substr(at.source.find(" ("));
+    for (uint64_t back = pc; back >= prog_.text_address + 4 && pc - back < 256;) {
+      back -= 4;
+      if (prog_.index_at(back - prog_.text_address) < 0) continue;
+      const std::string s = source_line(back);
+      if (!s.empty() && s.find(":0 (") == std::string::npos && s.ends_with(function)) {
+        at.source = s.substr(0, s.size() - 1) + "; line 0 at this pc, the nearest line before it)";
+        break;
+      }
+    }
     return at;
   }
   void run(const dispatch& d, global_memory& mem) override;
 
-  wave_policy* policy = nullptr;  // null: in order
+  // "file:line (function)" of the innermost frame at the PC outside the dialect's simt/simt.h (its one-line smem/gmem
+  // ld/st wrappers: the source is the kernel line that called them, as the CPU emulator's std::source_location
+  // reports it); line 0 when the compiler gave the instruction none; empty without line tables.
+  std::string source_line(uint64_t pc) const {
+    llvm::DILineInfoSpecifier spec(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+                                   llvm::DILineInfoSpecifier::FunctionNameKind::ShortName);
+    const llvm::DIInliningInfo chain =
+        dwarf_->getInliningInfoForAddress({pc, llvm::object::SectionedAddress::UndefSection}, spec);
+    for (uint32_t i = 0; i < chain.getNumberOfFrames(); ++i) {
+      const llvm::DILineInfo& f = chain.getFrame(i);
+      if (f.FileName == llvm::DILineInfo::BadString) continue;
+      if (f.FileName.ends_with("/simt/simt.h") && i + 1 < chain.getNumberOfFrames()) continue;
+      std::string function = f.FunctionName == llvm::DILineInfo::BadString ? "?" : f.FunctionName;
+      function = function.substr(0, function.find('<'));  // template arguments: in the kernel's symbol already
+      return f.FileName + ":" + std::to_string(f.Line) + " (" + function + ")";
+    }
+    return {};
+  }
+
   const program& prog() const { return prog_; }
   uint64_t executed_instructions = 0;
 
@@ -113,13 +149,18 @@ class loaded_code_object final : public code_object {
   std::vector<kernel_info> infos_;
   std::map<std::string, kernel_entry> entries_;
   std::vector<std::unique_ptr<wave>> waves_;  // reused across dispatches (each is ~33 KiB of registers)
+
+  // The DWARF of the object (line tables and the inlining tree: -gline-tables-only gives both), for locate().
+  std::unique_ptr<llvm::object::ELF64LEObjectFile> elf_;
+  std::unique_ptr<llvm::DWARFContext> dwarf_;
 };
 
 void loaded_code_object::load(std::span<const uint8_t> bytes) {
   llvm::MemoryBufferRef ref(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()), "code object");
   auto obj_or = llvm::object::ELF64LEObjectFile::create(ref);
   if (!obj_or) throw sim_error("not an AMDGPU ELF code object: " + llvm::toString(obj_or.takeError()));
-  const llvm::object::ELF64LEObjectFile& obj = *obj_or;
+  elf_ = std::make_unique<llvm::object::ELF64LEObjectFile>(std::move(*obj_or));
+  const llvm::object::ELF64LEObjectFile& obj = *elf_;
   if (obj.getELFFile().getHeader().e_machine != llvm::ELF::EM_AMDGPU) throw sim_error("ELF code object is not for AMDGPU (e_machine)");
   if (auto cpu = obj.tryGetCPUName()) arch_ = cpu->str();
   if (arch_.empty()) throw sim_error("code object names no AMDGPU processor (e_flags)");
@@ -147,6 +188,7 @@ void loaded_code_object::load(std::span<const uint8_t> bytes) {
   }
   if (text.empty()) throw sim_error("code object has no .text");
   prog_ = decode_text(text, text_addr, arch_);
+  if (obj.hasDebugInfo()) dwarf_ = llvm::DWARFContext::create(obj);
 
   // Metadata note.
   const auto& elf = obj.getELFFile();
@@ -297,8 +339,11 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
   g.kernel_name = &k.info.name;
   g.lds.assign(std::size_t(desc.group_segment_fixed_size) + d.dynamic_lds_bytes, 0);
 
-  in_order_policy in_order;
-  wave_policy& pol = policy ? *policy : in_order;
+  wave_picker picker(d.schedule, d.schedule_seed);
+  const bool switch_at_memory = picker.switches_at_memory();
+  std::optional<lds_race_detector> detector;
+  if (d.lds_hazards) detector.emplace(*this, prog_.text_address, *d.lds_hazards);
+  g.observer = detector ? &*detector : nullptr;
   std::vector<unsigned> ready;
   ready.reserve(nwaves);
 
@@ -306,6 +351,7 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
     for (uint32_t gy = 0; gy < d.grid_blocks.y; ++gy)
       for (uint32_t gx = 0; gx < d.grid_blocks.x; ++gx) {
         std::fill(g.lds.begin(), g.lds.end(), uint8_t(0));
+        if (detector) detector->begin_workgroup(g.lds.size(), gx + d.grid_blocks.x * (gy + d.grid_blocks.y * gz));
         g.waves = g.live = nwaves;
         g.arrived = 0;
         g.generation = 0;
@@ -355,7 +401,9 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
           }
           w.s[sreg::exec_lo] = exec;
         }
-        // Run waves until each is done; a wave runs until it parks at a barrier or ends, then the policy picks.
+        // Run waves until each is done; a wave runs until it parks at a barrier or ends (or, when the schedule
+        // interleaves, until it has executed a memory instruction), then the picker chooses the next.
+        int last = -1;
         for (;;) {
           ready.clear();
           bool any_live = false;
@@ -369,15 +417,27 @@ void loaded_code_object::run(const dispatch& d, global_memory& mem) {
           if (!any_live) break;
           if (ready.empty())
             throw sim_error("kernel " + k.info.name + ": every live wave waits at a barrier that cannot complete");
-          wave& w = *waves_[ready[pol.pick(ready)]];
+          const unsigned wi = picker.pick(ready, last);
+          last = int(wi);
+          wave& w = *waves_[wi];
           const op* ops = prog_.ops.data();
           w.yield = false;
           uint64_t n = 0;
-          while (!w.yield) {
-            const op& o = ops[w.pc];
-            w.pc = o.next;
-            o.exec(w, o);
-            ++n;
+          if (switch_at_memory) {
+            for (;;) {
+              const op& o = ops[w.pc];
+              w.pc = o.next;
+              o.exec(w, o);
+              ++n;
+              if (w.yield || o.switch_point) break;
+            }
+          } else {
+            while (!w.yield) {
+              const op& o = ops[w.pc];
+              w.pc = o.next;
+              o.exec(w, o);
+              ++n;
+            }
           }
           w.executed += n;
           executed_instructions += n;
@@ -407,7 +467,6 @@ const program& program_of(const code_object& co) { return static_cast<const load
 uint64_t executed_instructions(const code_object& co) {
   return static_cast<const loaded_code_object&>(co).executed_instructions;
 }
-void set_wave_policy(code_object& co, wave_policy* p) { static_cast<loaded_code_object&>(co).policy = p; }
 }  // namespace machine
 
 }  // namespace tp::amdgpu_sim

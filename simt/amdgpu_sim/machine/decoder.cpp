@@ -270,6 +270,16 @@ decoded_text split_instruction(std::string_view s) {
   return d;
 }
 
+// LDS and global memory accesses: the wave switch points of the interleaving schedules (schedule.h). The cross-lane
+// DS forms (ds_bpermute_b32, ds_permute_b32, ds_swizzle_b32) read no LDS; scratch is private to the lane; the cache
+// controls (global_wb, global_inv and gfx11's buffer_gl*_inv, already canonicalised to global_inv) move no data.
+bool is_wave_switch_point(std::string_view m) {
+  if (starts_with(m, "ds_")) return !starts_with(m, "ds_bpermute") && !starts_with(m, "ds_permute") && !starts_with(m, "ds_swizzle");
+  if (starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "buffer_"))
+    return m != "global_wb" && m != "global_inv";
+  return false;
+}
+
 // Instructions whose printed operands are not data (waits, hints, message ids): they get no operand parse.
 bool operands_are_not_data(std::string_view m) {
   return starts_with(m, "s_wait") || m == "s_delay_alu" || m == "s_clause" || m == "s_nop" || m == "s_sendmsg" ||
@@ -312,6 +322,7 @@ struct decoder {
     const semantic& sem = *it->second;
     o.exec = sem.exec;
     o.variant = sem.variant;
+    o.switch_point = !dual && is_wave_switch_point(canonical);
     if (is_matrix_handler(sem.exec) && !matrix_instr_for(arch, canonical, o.variant))
       return "unimplemented " + d.mnemonic + " on " + arch + " (reference/isa has no model of it)";
     if (operands_are_not_data(canonical)) {

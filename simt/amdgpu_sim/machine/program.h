@@ -60,6 +60,8 @@ struct op {
   uint8_t omod = 0;
   uint8_t neg_lo = 0, neg_hi = 0, op_sel = 0, op_sel_hi = 0;
   uint8_t index_key = 0;
+  // An LDS or global memory access: where the in_order, reverse and random schedules switch waves (schedule.h).
+  bool switch_point = false;
   int32_t imm = 0;
   // Class-specific constant chosen at decode time (e.g. the matrix instruction id, the comparison kind, a memory
   // width), so one handler serves a family of mnemonics without a string compare at run time.

@@ -1,7 +1,7 @@
-// Which wave of a workgroup runs next. The machine switches waves when the running one parks at a barrier or ends
-// (enough for #14: the result of race-free code does not depend on the order); a policy picks among the ready waves.
-// Issue #15 adds switching at LDS and global memory instructions (the memory_observer hook in wave.h is where the
-// handlers call out) and the CPU emulator's adversarial policy; the interface stays this one.
+// Which wave of a workgroup runs next (machine.h's wave_schedule says what each policy means). The run loop asks at
+// every switch point: a barrier, s_endpgm, and, unless the schedule is adversarial, after every LDS or global memory
+// instruction (op::switch_point), so that the waves interleave at the instructions where interleaving can change a
+// result.
 #pragma once
 
 #include <cstdint>
@@ -11,34 +11,41 @@
 
 namespace tp::amdgpu_sim::machine {
 
-struct wave_policy {
-  virtual ~wave_policy() = default;
-  // `ready` lists wave indices in ascending order; returns a position in it.
-  virtual std::size_t pick(std::span<const unsigned> ready) = 0;
-};
-
-struct in_order_policy final : wave_policy {
-  std::size_t pick(std::span<const unsigned>) override { return 0; }
-};
-struct reverse_policy final : wave_policy {
-  std::size_t pick(std::span<const unsigned> ready) override { return ready.size() - 1; }
-};
-// Deterministic for a seed (splitmix64), so a schedule that fails can be replayed.
-struct seeded_random_policy final : wave_policy {
-  explicit seeded_random_policy(uint64_t seed) : state(seed) {}
-  std::size_t pick(std::span<const unsigned> ready) override {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return std::size_t((z ^ (z >> 31)) % ready.size());
+class wave_picker {
+ public:
+  wave_picker(wave_schedule s, uint64_t seed) : s_(s), state_(seed) {}
+  bool switches_at_memory() const { return s_ != wave_schedule::adversarial; }
+  // `ready` lists the ready waves' indices in ascending order (never empty); `last` is the wave that ran last
+  // (-1 at the start of a workgroup). Returns a wave index from `ready`.
+  unsigned pick(std::span<const unsigned> ready, int last) {
+    switch (s_) {
+      case wave_schedule::adversarial: return ready.front();
+      case wave_schedule::in_order:
+        for (unsigned w : ready)
+          if (int(w) > last) return w;
+        return ready.front();
+      case wave_schedule::reverse:
+        for (auto it = ready.rbegin(); it != ready.rend(); ++it)
+          if (last < 0 || int(*it) < last) return *it;
+        return ready.back();
+      case wave_schedule::random: {
+        uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return ready[std::size_t((z ^ (z >> 31)) % ready.size())];
+      }
+    }
+    return ready.front();
   }
-  uint64_t state;
+
+ private:
+  wave_schedule s_;
+  uint64_t state_;
 };
 
 struct program;
 // Introspection for tests and the bench (not part of the runtime contract).
 const program& program_of(const code_object& co);
 uint64_t executed_instructions(const code_object& co);  // wave-instructions retired over every run()
-void set_wave_policy(code_object& co, wave_policy* p);  // null: in order; the policy must outlive the runs
 
 }  // namespace tp::amdgpu_sim::machine

@@ -23,8 +23,8 @@ inline constexpr uint32_t private_aperture_hi = 0x00020000u;
 
 struct workgroup;
 
-// A hook for the wave scheduler and the LDS race detector of issue #15: called by LDS and global memory handlers
-// (and barriers) so a policy may switch waves there and a detector may log the access. Empty by default.
+// Called by the LDS handlers for every lane's access (the LDS race detector, lds_race_detector.h, is the one
+// implementation). With an observer set, the DS fast paths are off: every lane's access is reported.
 struct memory_observer {
   virtual ~memory_observer() = default;
   virtual void lds_access(const wave& w, const op& o, uint32_t addr, uint32_t bytes, bool write) {}

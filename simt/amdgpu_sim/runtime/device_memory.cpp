@@ -43,6 +43,9 @@ uint64_t device_memory::allocate(std::size_t bytes, std::size_t align) {
   a->raw = raw;
   a->written.assign(bytes, 0);
   a->unwritten_bytes = bytes;
+  // Deterministic contents for memory no one wrote: a kernel that loads it reads the same values on every run (the
+  // CPU emulator's poison byte; a load of it is counted as unwritten anyway).
+  std::memset(reinterpret_cast<void*>(base), 0xA5, bytes);
   // Freed ranges this allocation reuses no longer explain a fault.
   std::erase_if(freed_, [&](const freed_range& f) { return f.base < base + bytes && base < f.base + f.size; });
   allocations_.emplace(base, std::move(a));
@@ -132,6 +135,7 @@ void device_memory::host_write(uint64_t addr, const void* src, std::size_t bytes
   std::memcpy(reinterpret_cast<void*>(addr), src, bytes);
   mark_written(a, addr - a.base, bytes);
   a.unwritten = {};
+  a.host_written = true;
 }
 
 void device_memory::host_read(uint64_t addr, void* dst, std::size_t bytes) const {
@@ -146,6 +150,7 @@ void device_memory::fill(uint64_t addr, uint8_t value, std::size_t bytes) {
   std::memset(reinterpret_cast<void*>(addr), value, bytes);
   mark_written(a, addr - a.base, bytes);
   a.unwritten = {};
+  a.host_written = true;
 }
 
 void device_memory::fill32(uint64_t addr, uint32_t value, std::size_t count) {
@@ -155,6 +160,7 @@ void device_memory::fill32(uint64_t addr, uint32_t value, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) std::memcpy(reinterpret_cast<void*>(addr + 4 * i), &value, 4);
   mark_written(a, addr - a.base, count * 4);
   a.unwritten = {};
+  a.host_written = true;
 }
 
 void device_memory::copy(uint64_t dst, uint64_t src, std::size_t bytes) {
@@ -174,6 +180,7 @@ void device_memory::copy(uint64_t dst, uint64_t src, std::size_t bytes) {
       w = flags[i];
     }
   }
+  d.host_written = true;
 }
 
 uint8_t* device_memory::load(uint64_t addr, uint32_t bytes) {
@@ -201,6 +208,13 @@ unwritten_loads device_memory::take_unwritten_loads() { return std::exchange(lau
 unwritten_loads device_memory::unwritten_loads_of(uint64_t addr) const {
   const allocation* a = lookup(addr, 0);
   return a ? a->unwritten : unwritten_loads{};
+}
+
+bool device_memory::kernel_written(uint64_t addr, std::size_t bytes, uint8_t* flags) const {
+  const allocation* a = lookup(addr, bytes);
+  if (!a || a->host_written) return false;
+  std::memcpy(flags, a->written.data() + (addr - a->base), bytes);
+  return true;
 }
 
 }  // namespace tp::amdgpu_sim

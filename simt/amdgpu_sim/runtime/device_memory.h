@@ -61,6 +61,11 @@ class device_memory final : public global_memory {
   // The unwritten loads counted in the allocation containing addr (live), since its last host write; not reset.
   unwritten_loads unwritten_loads_of(uint64_t addr) const;
 
+  // Which bytes of [addr, addr+bytes) a kernel stored (flags[i] 1 or 0), for an allocation the host never wrote
+  // (no copy to it, no memset; device-to-device copies count as host writes): there, written means kernel-written.
+  // false otherwise.
+  bool kernel_written(uint64_t addr, std::size_t bytes, uint8_t* flags) const;
+
   std::size_t live_allocations() const { return allocations_.size(); }
 
  private:
@@ -71,6 +76,7 @@ class device_memory final : public global_memory {
     std::vector<uint8_t> written;      // one flag per byte
     std::size_t unwritten_bytes = 0;   // flags still 0: when 0, loads skip the per-byte check
     unwritten_loads unwritten;         // since the last host write of the allocation
+    bool host_written = false;         // a host copy or memset wrote some of it
   };
   allocation& find(uint64_t addr, std::size_t bytes, const char* what);
   const allocation& find(uint64_t addr, std::size_t bytes, const char* what) const;

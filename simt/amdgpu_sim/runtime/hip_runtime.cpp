@@ -238,6 +238,47 @@ long long tpHipSimUnwrittenLoads(const void* device_ptr) {
 #endif
 }
 
+int tpHipSimKernelWritten(const void* device_ptr, unsigned char* flags, unsigned long long bytes) {
+#if TP_HIP_SIM
+  if (!simulating()) return -1;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  return simulated().memory().kernel_written(addr(device_ptr), std::size_t(bytes), flags) ? 0 : -1;
+#else
+  (void)device_ptr, (void)flags, (void)bytes;
+  return -1;
+#endif
+}
+
+int tpHipSimSetSchedule(int policy, unsigned long long seed, int detect_lds_races) {
+#if TP_HIP_SIM
+  if (!simulating() || policy < 0 || policy > int(sim::wave_schedule::adversarial)) return -1;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  simulated().set_schedule(sim::wave_schedule(policy), seed, detect_lds_races != 0);
+  return 0;
+#else
+  (void)policy, (void)seed, (void)detect_lds_races;
+  return -1;
+#endif
+}
+
+const char* tpHipSimTakeLdsHazards(unsigned long long counts[3]) {
+#if TP_HIP_SIM
+  if (!simulating()) return nullptr;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  const sim::lds_hazard_report r = simulated().take_lds_hazards();
+  counts[0] = r.raw;
+  counts[1] = r.war;
+  counts[2] = r.waw;
+  static std::string text;
+  text.clear();
+  for (const sim::lds_hazard& h : r.first) text += sim::describe(h) + '\n';
+  return text.c_str();
+#else
+  (void)counts;
+  return nullptr;
+#endif
+}
+
 // ---- registration ----
 void** __hipRegisterFatBinary(const void* data) {
 #if TP_HIP_SIM

@@ -157,6 +157,10 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   d.dynamic_lds_bytes = uint32_t(dynamic_lds);
   d.kernarg_address = seg;
   d.kernarg = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(seg), kernarg.size());
+  d.schedule = schedule_;
+  d.schedule_seed = schedule_seed_;
+  lds_hazard_report found;
+  if (detect_lds_races_) d.lds_hazards = &found;
   (void)memory_.take_unwritten_loads();
   try {
     co.run(d, memory_);
@@ -171,6 +175,11 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   }
   memory_.free(seg);
   memory_.free(packet_addr);
+  hazards_.raw += found.raw;
+  hazards_.war += found.war;
+  hazards_.waw += found.waw;
+  for (auto& h : found.first)
+    if (hazards_.first.size() < lds_hazard_pairs_kept) hazards_.first.push_back(std::move(h));
   const unwritten_loads u = memory_.take_unwritten_loads();
   if (u.loads) {
     last_warning_ = "tileprobe simulator: warning: kernel " + name + " made " + std::to_string(u.loads) +

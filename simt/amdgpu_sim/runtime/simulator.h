@@ -8,6 +8,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
@@ -62,6 +63,15 @@ class simulator {
   void launch(const void* host_stub, dim3u grid, dim3u block, void** args, std::size_t dynamic_lds);
   const std::string& last_unwritten_warning() const { return last_warning_; }
 
+  // The wave schedule of later launches and whether the LDS race detector runs (tpHipSimSetSchedule); hazards it
+  // found accumulate until take_lds_hazards().
+  void set_schedule(wave_schedule s, uint64_t seed, bool detect_lds_races) {
+    schedule_ = s;
+    schedule_seed_ = seed;
+    detect_lds_races_ = detect_lds_races;
+  }
+  lds_hazard_report take_lds_hazards() { return std::exchange(hazards_, {}); }
+
   // For dynamic LDS above 48 KiB (hipFuncSetAttribute): whether the stub is a registered kernel.
   bool knows(const void* host_stub) const { return functions_.count(host_stub) != 0; }
 
@@ -86,6 +96,10 @@ class simulator {
   device_memory memory_;
   std::vector<std::unique_ptr<fatbin>> fatbins_;
   std::map<const void*, function> functions_;
+  wave_schedule schedule_ = wave_schedule::adversarial;
+  uint64_t schedule_seed_ = 0;
+  bool detect_lds_races_ = false;
+  lds_hazard_report hazards_;
   std::string last_warning_;
   static constexpr unsigned warnings_printed = 3;
   unsigned warnings_ = 0;

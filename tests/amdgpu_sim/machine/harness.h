@@ -82,7 +82,9 @@ class test_memory final : public global_memory {
 
 // Explicit arguments in order (pointers and scalars as up to 8 little-endian bytes); hidden ones from the launch.
 inline void launch(code_object& co, test_memory& mem, const std::string& kernel, dim3u grid, dim3u block,
-                   const std::vector<uint64_t>& args, uint32_t dynamic_lds = 0) {
+                   const std::vector<uint64_t>& args, uint32_t dynamic_lds = 0,
+                   wave_schedule schedule = wave_schedule::adversarial, uint64_t schedule_seed = 0,
+                   lds_hazard_report* hazards = nullptr) {
   const kernel_info* k = co.find(kernel);
   if (!k) throw std::runtime_error("no kernel " + kernel);
   std::vector<uint8_t> seg(k->kernarg_size, 0);
@@ -120,6 +122,9 @@ inline void launch(code_object& co, test_memory& mem, const std::string& kernel,
   d.dynamic_lds_bytes = dynamic_lds;
   d.kernarg_address = at;
   d.kernarg = seg;
+  d.schedule = schedule;
+  d.schedule_seed = schedule_seed;
+  d.lds_hazards = hazards;
   co.run(d, mem);
 }
 

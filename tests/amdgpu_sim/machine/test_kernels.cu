@@ -63,6 +63,17 @@ TP_MATRIX_KERNEL(wmma_f16, tp::mma::op_wmma_f32_16x16x16_f16)
 TP_MATRIX_KERNEL(gfx11_wmma_f16, tp::mma::op_gfx11_wmma_f32_16x16x16_f16)
 TP_MATRIX_KERNEL(gfx11_wmma_iu8_su_clamp, tp::mma::op_gfx11_wmma_i32_16x16x16_iu8<true, false, true>)
 
+// Two waves and no barrier: wave 1 reads back the LDS words wave 0 writes. The race detector's positive case; what
+// wave 1 reads depends on the schedule (0 when it runs first, t + 1 when wave 0 stored first).
+TP_GLOBAL void lds_race(tp::gmem<int> out) {
+  TP_SHARED(int, box, 32);
+  const unsigned t = tp::thread_idx();
+  if (t < 32)
+    box.st(t, int(t) + 1);  // TP_SIM_TEST_RACE_WRITE
+  else
+    out.st(t - 32, box.ld(t - 32));  // TP_SIM_TEST_RACE_READ
+}
+
 // grid_dim() is read from the dispatch packet (dispatch-ptr user SGPRs), block_dim() from the hidden kernargs.
 TP_GLOBAL void launch_shape(tp::gmem<uint32_t> out) {
   const unsigned i = tp::block_idx() * tp::block_dim() + tp::thread_idx();

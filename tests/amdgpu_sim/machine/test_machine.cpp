@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
 
 #include <catch2/catch_test_macros.hpp>
@@ -92,24 +93,94 @@ TEST_CASE("block_sum_shfl (xor shuffles through ds_bpermute, LDS, barrier) sums 
   }
 }
 
-TEST_CASE("transpose32 (LDS tile and one barrier, 8 waves) transposes under every wave order") {
+const wave_schedule all_schedules[] = {wave_schedule::in_order, wave_schedule::reverse, wave_schedule::random,
+                                       wave_schedule::adversarial};
+
+TEST_CASE("transpose32 (LDS tile and one barrier, 8 waves) transposes under every schedule, with no LDS hazard") {
   auto co = load();
-  machine::in_order_policy in_order;
-  machine::reverse_policy reverse;
-  machine::seeded_random_policy random(7);
-  machine::wave_policy* policies[] = {&in_order, &reverse, &random};
-  for (machine::wave_policy* p : policies) {
-    machine::set_wave_policy(*co, p);
+  for (const wave_schedule s : all_schedules) {
+    CAPTURE(int(s));
     test_memory mem;
     std::vector<int> in(32 * 32);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = int(i * 2654435761u);
     const uint64_t din = mem.upload(in), dout = mem.alloc(in.size() * sizeof(int));
-    launch(*co, mem, kernel_named(*co, "transpose32"), {1, 1, 1}, {256, 1, 1}, {din, dout});
+    lds_hazard_report hz;
+    launch(*co, mem, kernel_named(*co, "transpose32"), {2, 1, 1}, {256, 1, 1}, {din, dout}, 0, s, 7, &hz);
     const auto out = mem.download<int>(dout, in.size());
     for (unsigned r = 0; r < 32; ++r)
       for (unsigned c = 0; c < 32; ++c) CHECK(out[r * 32 + c] == in[c * 32 + r]);
+    CHECK(hz.total() == 0);
   }
-  machine::set_wave_policy(*co, nullptr);
+}
+
+// The line of test_kernels.cu holding `marker`, as the line tables name it.
+std::string kernel_source_line(const char* marker) {
+  std::ifstream f(TP_SIM_TEST_KERNELS_SOURCE);
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n)
+    if (line.find(marker) != std::string::npos) return "test_kernels.cu:" + std::to_string(n) + " (lds_race)";
+  FAIL("no line with " << marker);
+  return {};
+}
+
+TEST_CASE("The LDS race detector names both instructions and source lines of a cross-wave race, once per pair") {
+  auto co = load();
+  const std::string write_line = kernel_source_line("TP_SIM_TEST_RACE_WRITE");
+  const std::string read_line = kernel_source_line("TP_SIM_TEST_RACE_READ");
+  // adversarial: wave 0 stores first (RAW, wave 1 reads t + 1); reverse: wave 1 loads first (WAR, reads 0)
+  struct expect {
+    wave_schedule s;
+    lds_hazard_kind kind;
+    int first_value;
+  };
+  for (const expect e : {expect{wave_schedule::adversarial, lds_hazard_kind::raw, 1},
+                         expect{wave_schedule::reverse, lds_hazard_kind::war, 0}}) {
+    CAPTURE(int(e.s));
+    test_memory mem;
+    const uint64_t dout = mem.alloc(32 * sizeof(int));
+    lds_hazard_report hz;
+    // three workgroups: each races again, but the pair of instructions is counted once
+    launch(*co, mem, kernel_named(*co, "lds_race"), {3, 1, 1}, {64, 1, 1}, {dout}, 0, e.s, 0, &hz);
+    CHECK(mem.download<int>(dout, 1)[0] == e.first_value);
+    CHECK(hz.total() == 1);
+    REQUIRE(hz.first.size() == 1);
+    const lds_hazard& h = hz.first[0];
+    CHECK(h.kind == e.kind);
+    CHECK(h.workgroup == 0);
+    CHECK(h.lds_offset == 0);
+    const lds_access_site& w = h.kind == lds_hazard_kind::raw ? h.earlier : h.later;
+    const lds_access_site& r = h.kind == lds_hazard_kind::raw ? h.later : h.earlier;
+    CHECK(w.wave == 0);
+    CHECK(w.write);
+    CHECK(r.wave == 1);
+    CHECK_FALSE(r.write);
+    CHECK_THAT(w.at.instruction, Catch::Matchers::StartsWith("ds_store_b32"));
+    CHECK_THAT(r.at.instruction, Catch::Matchers::StartsWith("ds_load_b32"));
+    CHECK_THAT(w.at.source, Catch::Matchers::EndsWith(write_line));
+    CHECK_THAT(r.at.source, Catch::Matchers::EndsWith(read_line));
+    CHECK_THAT(describe(h), Catch::Matchers::ContainsSubstring(read_line));
+  }
+}
+
+TEST_CASE("The random schedule is a function of its seed, and interleaves at memory instructions") {
+  auto co = load();
+  // lds_race over 8 workgroups: each workgroup's outcome (0 or t + 1) records which wave the schedule ran first
+  auto outcomes = [&](wave_schedule s, uint64_t seed) {
+    test_memory mem;
+    std::vector<int> firsts;
+    for (unsigned g = 0; g < 8; ++g) {
+      const uint64_t dout = mem.alloc(32 * sizeof(int));
+      launch(*co, mem, kernel_named(*co, "lds_race"), {1, 1, 1}, {64, 1, 1}, {dout}, 0, s, seed + g);
+      firsts.push_back(mem.download<int>(dout, 1)[0]);
+    }
+    return firsts;
+  };
+  CHECK(outcomes(wave_schedule::random, 11) == outcomes(wave_schedule::random, 11));
+  const auto r = outcomes(wave_schedule::random, 11);
+  CHECK(std::count(r.begin(), r.end(), 0) > 0);  // some seeds run wave 1 first ...
+  CHECK(std::count(r.begin(), r.end(), 1) > 0);  // ... and some wave 0
+  CHECK(outcomes(wave_schedule::in_order, 0) == std::vector<int>(8, 1));
+  CHECK(outcomes(wave_schedule::reverse, 0) == std::vector<int>(8, 0));
 }
 
 TEST_CASE("allgather_sum (warp_allgather of a 12-byte struct) gives every lane the closed form") {
