@@ -620,61 +620,146 @@ VOP_S_F32(v_s_rcp_f32, float(1.0 / double(a)))
 VOP_S_F32(v_s_rsq_f32, float(1.0 / std::sqrt(double(a))))
 VOP_S_F32(v_s_sqrt_f32, std::sqrt(a))
 
-// ---- f32 division helpers (RDNA4 ISA guide, V_DIV_SCALE_F32 / V_DIV_FMAS_F32 / V_DIV_FIXUP_F32) ---------------------
-// The compiler's division sequence: div_scale pre-scales numerator/denominator by 2^+-64 when the quotient or the
-// reciprocal would leave the normal range, div_fmas undoes the scaling, div_fixup handles NaN/inf/zero. The model
-// covers the unscaled path exactly (div_scale passes S0 through and writes VCC = 0) and every special operand that
-// div_fixup overrides; an operand pair that needs scaling stops the dispatch instead of being approximated.
-inline int exp_of(float x) { return int((bits(x) >> 23) & 0xffu); }
-inline bool is_denorm(float x) { return std::fpclassify(x) == FP_SUBNORMAL; }
+// ---- f32 division helpers (RDNA3 and RDNA4 ISA guides, VOP3SD V_DIV_SCALE_F32, VOP3 V_DIV_FMAS_F32 and
+// V_DIV_FIXUP_F32; the two guides give the same pseudocode) ----------------------------------------------------------
+// The compiler's correctly rounded f32 division (clang's default for HIP) is
+//   D' = div_scale(D, D, N)   N' = div_scale(N, D, N) -> VCC
+//   y = rcp(D'); e = fma(-D', y, 1); y = fma(e, y, y)                  (one Newton step on the reciprocal)
+//   q = N' * y; r = fma(-D', q, N'); q = fma(r, y, q); r = fma(-D', q, N')
+//   q = div_fmas(r, y, q) (VCC);  result = div_fixup(q, D, N)
+// div_scale multiplies N and/or D by 2^+-64 so that no intermediate (the reciprocal included) leaves the normal range,
+// and says in VCC when the quotient itself ends up scaled; div_fmas makes the last correction and undoes that scaling
+// with one rounding; div_fixup supplies the IEEE results for zero, infinite and NaN operands and overflow.
+//
+// The guides' pseudocode cannot be taken literally: followed as printed, the sequence misrounds (2^127 / 0x1.fffffep127
+// gives 0.5 instead of 0x1.000002p-1: 1/D is a binary32 denormal there, the guide's "1.0 / 64'F(S1) == DENORM.f64"
+// test that should catch it can never hold for a binary32 S1, and the Newton step on a denormal reciprocal lacks the
+// bits), div_fmas's "2^32" cannot undo a 2^64 pre-scale, and overflowing quotients come out NaN. The model uses the
+// corrected rules that AMD's rocjitsu emulator (ROCm/rocm-systems, emulation/rocjitsu, amdgpu/shared/division.h)
+// states were checked on gfx1100 and gfx1201 hardware; each difference from the guide is named where it is made.
+//
+// Why the result is correctly rounded although v_rcp_f32 is modelled as RN(1/x) (the guide promises 1 ULP): after
+// div_scale, D' and 1/D' are normal. With y0 = RN(1/D'), e is exact and the Newton step keeps y = y0 (it moves 1/D' by
+// e^2/D' <= 2^-48/D', less than the distance of 1/D' to any rounding midpoint), so y is within half an ULP of 1/D'; q is
+// then within 1 ULP of N'/D', r is exact, and fma(r, y, q) = RN(N'/D') (Markstein's theorem), rounded once at the
+// final exponent by div_fmas. So the model returns RN(N/D) for every operand pair. For an arbitrary 1-ULP reciprocal
+// the bound is weaker: the Newton step then reaches RN(1/D') except when D's significand is all ones (the case
+// Markstein's reciprocal theorem excludes), and a host emulation of this sequence with the reciprocal 1 ULP off
+// returns 1 ULP too little there for power-of-two numerators (e.g. 2^119 / 0x1.fffffep118 gives 1.0, not
+// 0x1.000002p0). Where the hardware's v_rcp_f32 is not correctly rounded for such a D, it may differ from the model
+// (and from IEEE) by that 1 ULP; everywhere else both are RN(N/D). The machine tests check the model bit for bit
+// against the host's division over operand classes that take every scaling path (tests/amdgpu_sim/machine).
+
+inline int exponent_of(float x) { return int((bits(x) >> 23) & 0xffu); }  // the biased exponent field (0: zero/denormal)
+
+// V_DIV_SCALE_F32 D, sdst, S0, S1 (denominator), S2 (numerator); S0 is S1 or S2. The result is S0 times 2^k and sdst
+// gets the lanes whose quotient ends up scaled. The tests use the encoded exponents nd = exponent(S2) - exponent(S1):
+//   nd >= 96                 the quotient nears the top: the denominator goes up 2^64; VCC 1        (guide: same)
+//   exponent(S1) == 0        a denormal denominator: both go up 2^64, the quotient is unchanged    (guide: same)
+//   exponent(S1) >= 253      |S1| >= 2^126, 1/S1 is a binary32 denormal: both go down 2^64; or, when nd <= -96 too,
+//                            only the denominator does and VCC is 1         (guide: the unreachable DENORM.f64 tests)
+//   nd <= -96                a tiny quotient: the numerator goes up 2^64; VCC 1  (guide: "S2 / S1 is a denormal")
+//   exponent(S2) <= 24       a tiny numerator: both go up 2^64, so the remainder stays normal      (guide: <= 23)
+// A zero operand gives a NaN (div_fixup decides the result) with VCC from the same tests (guide: VCC 0); an infinite or
+// NaN S0 passes through, quieted. "S0 is the denominator" compares the bits (the guide compares the values; they differ
+// only when S1 == S2, where no branch above tells the two apart).
 void v_div_scale_f32(wave& w, const op& o) {
-  // v_div_scale_f32 D, sdst, S0, S1 (denominator), S2 (numerator)
+  if (o.clamp) fail(w, o, "clamp on v_div_scale_f32 is not modelled");
   const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
   const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
   const uint32_t e = w.exec();
   uint32_t* d = vdst(w, o.dst[0]);
+  uint32_t vcc = 0;
   for (unsigned l = 0; l < wave_lanes; ++l) {
     if (!((e >> l) & 1u)) continue;
-    const float s0 = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
-    if (!std::isfinite(den) || !std::isfinite(num)) {
-      d[l] = bits(s0);  // div_fixup decides the result from the special operand
-      continue;
+    const uint32_t s0 = mod32(S0[l], m0), den = mod32(S1[l], m1), num = mod32(S2[l], m2);
+    const int de = exponent_of(f32(den)), ne = exponent_of(f32(num)), nd = ne - de;
+    const bool is_den = s0 == den;
+    int k = 0;
+    bool scaled = false;
+    if (nd >= 96) {
+      scaled = true;
+      k = is_den ? 64 : 0;
+    } else if (de == 0) {
+      k = 64;
+    } else if (de >= 253) {
+      scaled = nd <= -96;
+      k = scaled && !is_den ? 0 : -64;
+    } else if (nd <= -96) {
+      scaled = true;
+      k = is_den ? 0 : 64;
+    } else if (ne <= 24) {
+      k = 64;
     }
-    if (den == 0.0f || num == 0.0f) {
-      d[l] = 0x7fc00000u;  // the ISA's NaN; div_fixup returns the signed zero / infinity
-      continue;
-    }
-    const float q = num / den, r = 1.0f / den;
-    if (exp_of(num) - exp_of(den) >= 96 || is_denorm(den) || is_denorm(r) || is_denorm(q) || !std::isfinite(r) ||
-        exp_of(num) <= 23 || q == 0.0f || !std::isfinite(q))
-      fail(w, o, "f32 division operands that need the ISA's 2^64 pre-scaling are not modelled");
-    d[l] = bits(s0);
+    uint32_t r;
+    if ((den & 0x7fffffffu) == 0 || (num & 0x7fffffffu) == 0) r = 0xffc00000u;
+    else if (nan32(s0)) r = s0 | 0x00400000u;
+    else r = bits(std::ldexp(f32(s0), k));  // exact: no branch takes a value out of the normal range
+    d[l] = r;
+    vcc |= uint32_t(scaled) << l;
   }
-  write_mask(w, o.dst[1], 0);
+  write_mask(w, o.dst[1], vcc);
 }
+
+// RN_binary32(2^k * (a*b + c)) with one rounding. a*b is exact in binary64; TwoSum splits a*b + c into s + t
+// exactly; scaling both by 2^k is exact in binary64's range; s is then rounded to odd with t's sign (the exact value
+// lies strictly between s and its neighbour on t's side), and round-to-odd in 53 bits followed by one rounding to
+// 24 bits is the correct rounding of the exact value (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd", 2008: p + 2 bits suffice), denormal results included.
+inline float fma_scaled_once(float a, float b, float c, int k) {
+  const double p = double(a) * double(b), cd = c;
+  double s = p + cd;
+  if (!std::isfinite(s)) return float(std::ldexp(s, k));  // inf or NaN operands: nothing to round
+  const double bp = s - cd;
+  double t = (p - bp) + (cd - (s - bp));
+  s = std::ldexp(s, k);
+  t = std::ldexp(t, k);
+  if (t != 0 && (std::bit_cast<uint64_t>(s) & 1u) == 0) s = std::nextafter(s, t > 0 ? INFINITY : -INFINITY);
+  return float(s);
+}
+
+// V_DIV_FMAS_F32 D, S0, S1, S2 with VCC: fma(S0, S1, S2), and for lanes with VCC set that value times 2^64 when
+// exponent(S2) > 127 (|S2| >= 2), else times 2^-64, rounded once. The guides print a fixed factor of 2^32, which undoes
+// no pre-scale; the direction follows from div_scale: a quotient scaled down (|N/D| >= 2^95, so S2, the scaled
+// quotient, is >= 2^31) must go up, one scaled up (|N/D| < 2^-95, S2 < 2^-31) down. One rounding: a denormal
+// quotient gets its one correct rounding here (rounding the fma first and then scaling would round twice).
 void v_div_fmas_f32(wave& w, const op& o) {
-  const uint32_t vcc = w.s[sreg::vcc_lo] & w.exec();
-  if (vcc) fail(w, o, "v_div_fmas_f32 with VCC set (scaled division) is not modelled");
+  const uint32_t vcc = w.s[sreg::vcc_lo];
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
   const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;
+  const bool cl = o.clamp;
   lanes32(w, o, [&](unsigned l) -> uint32_t {
-    return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(mod32(C[l], mc))));
+    const float a = f32(mod32(A[l], ma)), b = f32(mod32(B[l], mb)), c = f32(mod32(C[l], mc));
+    const float r = ((vcc >> l) & 1u) ? fma_scaled_once(a, b, c, exponent_of(c) > 127 ? 64 : -64) : std::fma(a, b, c);
+    return bits(cl ? clamp01(r) : r);
   });
 }
-// v_div_fixup_f32 D, S0 (quotient), S1 (denominator), S2 (numerator).
+
+// V_DIV_FIXUP_F32 D, S0 (quotient), S1 (denominator), S2 (numerator), in the guide's order of cases. Two cases are
+// read from what they must mean:
+// - "exponent(S2) - exponent(S1) < -150" gives UNDERFLOW_F32: the quotient is below 2^-150 there, and
+//   round-to-nearest takes it to a zero of the result's sign.
+// - "exponent(S1) == 255" is unreachable as printed (an infinite or NaN S1 is decided by the cases before it); the
+//   quotient S0 is what reaches exponent 255, when |N/D| >= 2^192 overflowed the scaled quotient into an infinity or a
+//   NaN, and OVERFLOW_F32 (round-to-nearest: infinity of the result's sign) is the IEEE result there (the rocjitsu
+//   rules above test S0 too).
 void v_div_fixup_f32(wave& w, const op& o) {
   const lane_ref S0 = read(w, o.src[0]), S1 = read(w, o.src[1]), S2 = read(w, o.src[2]);
   const uint8_t m0 = o.src[0].mods, m1 = o.src[1].mods, m2 = o.src[2].mods;
+  const bool cl = o.clamp;
   lanes32(w, o, [&](unsigned l) -> uint32_t {
     const float q = f32(mod32(S0[l], m0)), den = f32(mod32(S1[l], m1)), num = f32(mod32(S2[l], m2));
-    const bool neg = std::signbit(den) != std::signbit(num);
-    const uint32_t sign = neg ? 0x80000000u : 0u;
-    if (std::isnan(num)) return bits(num) | 0x00400000u;
-    if (std::isnan(den)) return bits(den) | 0x00400000u;
-    if ((den == 0 && num == 0) || (std::isinf(den) && std::isinf(num))) return 0xffc00000u;
-    if (den == 0 || std::isinf(num)) return sign | 0x7f800000u;
-    if (std::isinf(den) || num == 0) return sign;
-    return sign | (bits(q) & 0x7fffffffu);
+    const uint32_t sign = (std::signbit(den) != std::signbit(num)) ? 0x80000000u : 0u;
+    uint32_t r;
+    if (std::isnan(num)) r = bits(num) | 0x00400000u;  // the NaN, quieted
+    else if (std::isnan(den)) r = bits(den) | 0x00400000u;
+    else if ((den == 0 && num == 0) || (std::isinf(den) && std::isinf(num))) r = 0xffc00000u;
+    else if (den == 0 || std::isinf(num)) r = sign | 0x7f800000u;
+    else if (std::isinf(den) || num == 0) r = sign;
+    else if (exponent_of(num) - exponent_of(den) < -150) r = sign;
+    else if (exponent_of(q) == 255) r = sign | 0x7f800000u;
+    else r = sign | (bits(q) & 0x7fffffffu);
+    return cl ? bits(clamp01(f32(r))) : r;
   });
 }
 

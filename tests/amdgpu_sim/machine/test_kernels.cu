@@ -86,6 +86,23 @@ TP_GLOBAL void f32_div(tp::gmem<float> in, tp::gmem<float> out, uint32_t n) {
   if (i < n) out.st(i, in.ld(2 * i) / in.ld(2 * i + 1));
 }
 
+// The division helpers one instruction at a time (clang's __builtin_amdgcn_div_* map one to one onto them): per
+// case, in = {a, b, c, vcc}, out = {div_scale(a, b, a) D and VCC (numerator scaled), div_scale(b, b, a) D and VCC
+// (denominator scaled), div_fmas(a, b, c) with VCC = vcc, div_fixup(a, b, c)}.
+TP_GLOBAL void div_helpers(tp::gmem<float> in, tp::gmem<float> out, uint32_t n) {
+  const unsigned i = tp::block_idx() * tp::block_dim() + tp::thread_idx();
+  if (i >= n) return;
+  const float a = in.ld(4 * i), b = in.ld(4 * i + 1), c = in.ld(4 * i + 2);
+  const bool vcc = in.ld(4 * i + 3) != 0.0f;
+  bool num_flag = false, den_flag = false;
+  out.st(6 * i, __builtin_amdgcn_div_scalef(a, b, true, &num_flag));
+  out.st(6 * i + 2, __builtin_amdgcn_div_scalef(a, b, false, &den_flag));
+  out.st(6 * i + 1, num_flag ? 1.0f : 0.0f);
+  out.st(6 * i + 3, den_flag ? 1.0f : 0.0f);
+  out.st(6 * i + 4, __builtin_amdgcn_div_fmasf(a, b, c, vcc));
+  out.st(6 * i + 5, __builtin_amdgcn_div_fixupf(a, b, c));
+}
+
 // s_getreg_b32 reads a hardware register (here HW_REG_MODE) that the machine does not model: reaching it must stop
 // the dispatch with the mnemonic and PC, after the first store has happened.
 TP_GLOBAL void reaches_unimplemented(tp::gmem<uint32_t> out) {

@@ -268,33 +268,186 @@ TEST_CASE("grid_dim comes from the dispatch packet and block_dim from the hidden
   for (unsigned i = 0; i < blocks * threads; ++i) CHECK(out[i] == blocks * 100000u + threads * 100u + i / threads);
 }
 
-TEST_CASE("f32 division on the simulator is correctly rounded like the host's, specials included") {
+namespace {
+// Operand pairs {a, b} for a / b, by class: each class drives the division sequence down another path of
+// v_div_scale_f32 / v_div_fmas_f32 / v_div_fixup_f32 (RDNA3/RDNA4 ISA guides' pseudocode of those instructions).
+float with_exponent(std::mt19937_64& rng, int biased) {  // random sign and mantissa, the given exponent field
+  return std::bit_cast<float>(uint32_t(rng() & 0x807fffffu) | (uint32_t(biased) << 23));
+}
+float exponent_in(std::mt19937_64& rng, int lo, int hi) { return with_exponent(rng, lo + int(rng() % unsigned(hi - lo + 1))); }
+
+std::vector<float> division_inputs(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const float denorm_min = std::bit_cast<float>(0x00000001u), denorm_max = std::bit_cast<float>(0x007fffffu);
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -3.0f, 0x1p-126f, 3.4028235e38f,
+                            denorm_min, -denorm_max, 0x1p127f, 0x1.fffffep-1f, 0x1p-149f * 3.0f, -0x1p-110f};
+  std::vector<float> v;
+  for (float a : specials)  // every pair of specials
+    for (float b : specials) v.insert(v.end(), {a, b});
+  for (int k = 0; k < 3000; ++k) {
+    const float s = specials[rng() % std::size(specials)], x = exponent_in(rng, 1, 254);
+    v.insert(v.end(), {s, x, x, s});  // a special against an ordinary value, both ways
+    v.insert(v.end(), {exponent_in(rng, 1, 254), exponent_in(rng, 1, 254)});  // normal / normal
+    const int eb = 1 + int(rng() % 158);  // exponent(a) - exponent(b) >= 96: the quotient is scaled down
+    v.insert(v.end(), {exponent_in(rng, eb + 96, 254), with_exponent(rng, eb)});
+    const int ea = 1 + int(rng() % 120);  // quotients from below 2^-150 (rounds to zero) up to denormals
+    v.insert(v.end(), {with_exponent(rng, ea), exponent_in(rng, ea + 100, std::min(254, ea + 160))});
+    const int eq = 1 + int(rng() % 128);  // quotients around 2^-126, the normal/denormal boundary
+    v.insert(v.end(), {with_exponent(rng, eq + 126), exponent_in(rng, std::max(1, eq + 122), std::min(254, eq + 130))});
+    const int eo = 130 + int(rng() % 125);  // quotients around 2^128: overflow or not
+    v.insert(v.end(), {with_exponent(rng, eo), exponent_in(rng, std::max(1, eo - 130), eo - 124)});
+    v.insert(v.end(), {exponent_in(rng, 0, 23), exponent_in(rng, 0, 150)});  // a tiny or denormal numerator
+    v.insert(v.end(), {exponent_in(rng, 0, 254), with_exponent(rng, 0)});    // a denormal denominator
+    v.insert(v.end(), {with_exponent(rng, 0), with_exponent(rng, 0)});      // denormal / denormal
+    v.insert(v.end(), {exponent_in(rng, 0, 254), exponent_in(rng, 250, 254)});  // 1/b is a binary32 denormal
+    // a denominator whose significand is all ones (the Newton step's corner case)
+    v.insert(v.end(), {exponent_in(rng, 0, 254), std::bit_cast<float>(uint32_t(1 + rng() % 254) << 23 | 0x7fffffu)});
+    // ... under a power-of-two numerator: the quotient is just above a rounding midpoint
+    v.insert(v.end(), {std::bit_cast<float>(uint32_t(1 + rng() % 254) << 23), std::bit_cast<float>(uint32_t(1 + rng() % 254) << 23 | 0x7fffffu)});
+    v.insert(v.end(), {std::bit_cast<float>(uint32_t(rng())), std::bit_cast<float>(uint32_t(rng()))});  // any bits
+  }
+  return v;
+}
+}  // namespace
+
+// The host divides in binary32 with round-to-nearest-even (SSE, denormals kept: the model's mode); every result must
+// be the same bits, except that a NaN matches any NaN (NaN payloads are not compared anywhere in the probes).
+TEST_CASE("f32 division on the simulator is correctly rounded like the host's, over every scaling path and special") {
   auto co = load();
   test_memory mem;
-  std::mt19937_64 rng(99);
-  const float specials[][2] = {{0.0f, 3.0f}, {-0.0f, 2.0f}, {1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 0.0f},
-                               {INFINITY, 2.0f}, {2.0f, INFINITY}, {INFINITY, INFINITY}, {NAN, 1.0f}, {1.0f, NAN}};
-  std::vector<float> in;
-  for (const auto& p : specials) in.insert(in.end(), {p[0], p[1]});
-  while (in.size() < 2 * 1024) {
-    // magnitudes 2^-40 .. 2^40: quotients and reciprocals stay normal (the unscaled path of v_div_scale)
-    auto value = [&] {
-      const float m = 1.0f + float(rng() % 8388608) / 8388608.0f;
-      return std::ldexp(rng() & 1 ? -m : m, int(rng() % 81) - 40);
-    };
-    in.push_back(value());
-    in.push_back(value());
-  }
+  const std::vector<float> in = division_inputs(99);
   const uint32_t n = uint32_t(in.size() / 2);
-  const uint64_t din = mem.upload(in), dout = mem.alloc(n * 4);
+  const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * 4);
   launch(*co, mem, kernel_named(*co, "f32_div"), {(n + 255) / 256, 1, 1}, {256, 1, 1}, {din, dout, n});
   const auto out = mem.download<float>(dout, n);
-  std::size_t bad = 0;
+  std::size_t bad = 0, denormal = 0, underflow_zero = 0, overflow = 0, nan = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const float want = in[2 * i] / in[2 * i + 1];
-    if (!same_f32(want, out[i]) && ++bad <= 10) UNSCOPED_INFO(in[2 * i] << " / " << in[2 * i + 1] << ": host " << want << ", sim " << out[i]);
+    const float a = in[2 * i], b = in[2 * i + 1], want = a / b;
+    if (!same_f32(want, out[i]) && ++bad <= 10)
+      UNSCOPED_INFO(std::hexfloat << a << " / " << b << ": host " << want << ", sim " << out[i]);
+    denormal += std::fpclassify(want) == FP_SUBNORMAL;
+    underflow_zero += want == 0 && a != 0 && std::isfinite(b);
+    overflow += std::isinf(want) && std::isfinite(a) && b != 0;
+    nan += std::isnan(want);
   }
   CHECK(bad == 0);
+  // The sequence ran through the helpers, and the compiler kept the denormal mode (the only one the machine models)
+  // as it is: no s_denorm_mode / s_setreg around it, which it emits only for code compiled to flush f32 denormals.
+  const auto& mnemonics = machine::program_of(*co).mnemonics;
+  const auto has = [&](std::string_view prefix) {
+    return std::any_of(mnemonics.begin(), mnemonics.end(), [&](const std::string& m) { return m.rfind(prefix, 0) == 0; });
+  };
+  CHECK(has("v_div_scale_f32"));
+  CHECK(has("v_div_fmas_f32"));
+  CHECK(has("v_div_fixup_f32"));
+  CHECK_FALSE(has("s_denorm_mode"));
+  CHECK_FALSE(has("s_setreg"));
+  // The classes reach the results that need div_fmas's scaling and div_fixup's cases.
+  CHECK(denormal > 1000);
+  CHECK(underflow_zero > 500);
+  CHECK(overflow > 500);
+  CHECK(nan > 500);
+}
+
+// Each helper instruction on hand-derived cases (not on the model's own code): the guides' pseudocode where it holds,
+// the corrected rules of semantics_valu.cpp where it does not (marked). in = {a, b, c, vcc}; div_scale sees numerator
+// a and denominator b; nd = exponent(a) - exponent(b), the encoded exponents.
+TEST_CASE("v_div_scale_f32, v_div_fmas_f32 and v_div_fixup_f32 give the ISA's results case by case") {
+  struct helper_case {
+    const char* what;
+    float a, b, c, vcc;
+    float scaled_num, num_vcc, scaled_den, den_vcc, fmas, fixup;
+  };
+  const float nan = NAN, inf = INFINITY, p64 = 0x1p64f;
+  const helper_case cases[] = {
+      // div_scale: nothing to scale; VCC 0. fmas: fma(1, 4, 7) = 11. fixup: sign from S1 and S2, magnitude |S0|.
+      {"ordinary", 1.0f, 4.0f, 7.0f, 0, 1.0f, 0, 4.0f, 0, 11.0f, 1.0f},
+      // nd = 110 >= 96: the denominator goes up by 2^64, the numerator stays; VCC 1 for both.
+      {"quotient near the top", 0x1p100f, 0x1p-10f, 0x1p89f, 0, 0x1p100f, 1, 0x1p54f, 1, 0x1.8p90f, 0x1p100f},
+      // a denormal denominator (nd = 87 < 96): both go up by 2^64, the quotient is unchanged; VCC 0.
+      {"denormal denominator", 0x1.8p-40f, 0x1p-140f, 5.0f, 0, 0x1.8p24f, 0, 0x1p-76f, 0, 5.0f, 0x1.8p-40f},
+      // nd = -130 <= -96 (a / b = 2^-130, a denormal): the numerator goes up by 2^64; VCC 1.
+      {"denormal quotient", 0x1p-100f, 0x1p30f, 1.0f, 0, 0x1p-36f, 1, 0x1p30f, 1, 1.0f, 0x1p-100f},
+      // corrected: nd = -100 <= -96 scales although a / b = 2^-100 is normal (the guide tests for a denormal quotient).
+      {"small quotient", 0x1p-10f, 0x1p90f, 1.0f, 0, 0x1p54f, 1, 0x1p90f, 1, 0x1p80f, 0x1p-10f},
+      // exponent(a) = 17 <= 23, nd = -90: both go up by 2^64; VCC 0.
+      {"tiny numerator", 0x1p-110f, 0x1p-20f, 1.0f, 0, 0x1p-46f, 0, 0x1p44f, 0, 1.0f, 0x1p-110f},
+      // corrected: exponent(a) = 24 still counts as tiny (the guide says <= 23).
+      {"numerator exponent 24", 0x1p-103f, 0x1p-10f, 1.0f, 0, 0x1p-39f, 0, 0x1p54f, 0, 1.0f, 0x1p-103f},
+      // corrected: |b| >= 2^126 (1/b is a binary32 denormal) and nd = -27: both go down by 2^64; VCC 0 (the guide's
+      // "1/S1 == DENORM.f64" can never hold for a binary32 S1). fma(2^100, 2^127, 1) overflows.
+      {"huge denominator", 0x1p100f, 0x1p127f, 1.0f, 0, 0x1p36f, 0, 0x1p63f, 0, inf, 0x1p100f},
+      // corrected: |b| >= 2^126 and nd = -117 <= -96: only the denominator goes down by 2^64; VCC 1.
+      {"huge denominator, tiny quotient", 0x1p10f, 0x1p127f, 1.0f, 0, 0x1p10f, 1, 0x1p63f, 1, inf, 0x1p10f},
+      // a zero operand: D = NaN for either selection; corrected: VCC from the exponent tests (0 / 5: nd = -129, VCC 1;
+      // the guide says 0). fixup: 0 / 5 = +0.
+      {"zero numerator", 0.0f, 5.0f, 0.0f, 0, nan, 1, nan, 1, 0.0f, 0.0f},
+      // 1 / 0: nd = 127 >= 96, VCC 1; D = NaN. fixup(1, 0, 1): x / 0 = +inf.
+      {"zero denominator", 1.0f, 0.0f, 1.0f, 0, nan, 1, nan, 1, 1.0f, inf},
+      // an infinite numerator passes through div_scale (nd = 127: VCC 1; the denominator goes up). fixup(inf, 2, 3):
+      // an infinite quotient estimate for finite operands is an overflow: +inf.
+      {"infinite numerator", inf, 2.0f, 3.0f, 0, inf, 1, 0x1p65f, 1, inf, inf},
+  };
+  // div_fmas with VCC set: |S2| = 2 has exponent 128 > 127, so fma(1, 1, 2) = 3 goes up by 2^64; |S2| = 1 (exponent
+  // 127) goes down: fma(2, 3, 1) = 7 times 2^-64.
+  // One rounding: fma(2^-100, 2^-20, 2^-63 (1 + 2^-23)) is just above 2^-63 (1 + 2^-23) = c; times 2^-64 that is just
+  // above the midpoint between the denormals 2^-149 (2^22) and 2^-149 (2^22 + 1), so it rounds up to the odd one.
+  // Rounding the fma to binary32 first gives c, an exact midpoint after scaling, which ties to the even 2^-127.
+  struct fmas_case {
+    float a, b, c, want;
+  };
+  const fmas_case scaled[] = {{1.0f, 1.0f, 2.0f, 3.0f * p64},
+                              {2.0f, 3.0f, 1.0f, 7.0f / p64},
+                              {0x1p-100f, 0x1p-20f, 0x1p-63f * (1.0f + 0x1p-23f), 0x1p-127f + 0x1p-149f}};
+  // div_fixup(S0 = quotient, S1 = denominator, S2 = numerator), the guide's cases in order.
+  struct fixup_case {
+    float q, den, num, want;
+  };
+  const fixup_case fixups[] = {
+      {3.0f, -2.0f, 6.0f, -3.0f},        // the sign from S1 and S2, the magnitude from S0
+      {-3.0f, -2.0f, -6.0f, 3.0f},
+      {1.0f, 2.0f, nan, nan},            // a NaN numerator or denominator: NaN
+      {1.0f, nan, 2.0f, nan},
+      {1.0f, 0.0f, -0.0f, nan},          // 0/0 and inf/inf: NaN
+      {1.0f, -inf, inf, nan},
+      {1.0f, -0.0f, 5.0f, -inf},         // x/0 and inf/y: infinity
+      {1.0f, 2.0f, -inf, -inf},
+      {1.0f, inf, 5.0f, 0.0f},           // x/inf and 0/y: zero
+      {1.0f, -2.0f, 0.0f, -0.0f},
+      {1.0f, 0x1p100f, 0x1p-60f, 0.0f},  // exponent(N) - exponent(D) = -160 < -150: underflow to zero
+      {1.0f, -0x1p100f, 0x1p-60f, -0.0f},
+      {nan, 0x1p-100f, 0x1p100f, inf},   // an overflowed (infinite or NaN) quotient: infinity of the sign
+      {-inf, -0x1p-100f, 0x1p100f, -inf},
+  };
+  std::vector<float> in;
+  for (const helper_case& h : cases) in.insert(in.end(), {h.a, h.b, h.c, h.vcc});
+  for (const fmas_case& f : scaled) in.insert(in.end(), {f.a, f.b, f.c, 1.0f});
+  for (const fixup_case& f : fixups) in.insert(in.end(), {f.q, f.den, f.num, 0.0f});
+  auto co = load();
+  test_memory mem;
+  const uint32_t n = uint32_t(in.size() / 4);
+  const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * 6 * 4);
+  launch(*co, mem, kernel_named(*co, "div_helpers"), {1, 1, 1}, {64, 1, 1}, {din, dout, n});
+  const auto out = mem.download<float>(dout, std::size_t(n) * 6);
+  uint32_t i = 0;
+  for (const helper_case& h : cases) {
+    CAPTURE(h.what);
+    const float* r = &out[6 * i++];
+    CHECK(same_f32(r[0], h.scaled_num));
+    CHECK(r[1] == h.num_vcc);
+    CHECK(same_f32(r[2], h.scaled_den));
+    CHECK(r[3] == h.den_vcc);
+    CHECK(same_f32(r[4], h.fmas));
+    CHECK(same_f32(r[5], h.fixup));
+  }
+  for (const fmas_case& f : scaled) {
+    CAPTURE(f.a, f.b, f.c);
+    CHECK(same_f32(out[6 * i++ + 4], f.want));
+  }
+  for (const fixup_case& f : fixups) {
+    CAPTURE(f.q, f.den, f.num);
+    CHECK(same_f32(out[6 * i++ + 5], f.want));
+  }
 }
 
 namespace {
