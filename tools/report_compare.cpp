@@ -1,8 +1,8 @@
 // tileprobe-report --compare-backends A,B: the same probe run on two backends must agree, variant by variant, on what
 // the kernels computed and what the verdicts were. The ck probes record d_digest (a checksum of every tile's raw D
 // bits) and d_digest_cases: equal digests over the same cases mean the two backends' machine code computed the same
-// D bit for bit (integer and float paths alike). fa-missing-tile-meta records wrong_rows_digest (case ids and their
-// wrong rows) and wrong_rows_digest_cases: equal, the same rows were wrong in the same cases. Every probe is compared
+// D bit for bit (integer and float paths alike). fa-missing-tile-meta records wrong_rows_digest (each case's wrong
+// rows) and wrong_rows_digest_cases: equal, the same rows were wrong. Every probe is compared
 // on passed/failed counts per variant.
 #include <algorithm>
 #include <cstdio>

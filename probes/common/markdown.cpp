@@ -64,8 +64,8 @@ constexpr metric_meaning metric_meanings[] = {
     {"hazards", "shared-memory hazards seen by the race detector (CPU emulator: the source; hip on tileprobe's "
                 "simulator: the compiled LDS instructions; GPUs: compute-sanitizer racecheck)"},
     {"rows_without_body_meta", "output rows whose whole-tile meta (dst_final_meta) no kernel wrote"},
-    {"wrong_rows_digest", "checksum of every case's id and wrong rows (FNV-1a per case, summed): equal on two "
-                          "backends means the same rows were wrong in the same cases", true},
+    {"wrong_rows_digest", "checksum of every case's wrong rows (FNV-1a per case, summed): equal on two backends "
+                          "means the same rows were wrong", true},
     {"wrong_rows_digest_cases", "cases in wrong_rows_digest", true},
 };
 const metric_meaning* meaning_of(std::string_view metric) {

@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
     o.metric_max("max_abs_err", rc.max_err).metric_max("err_over_bound", rc.max_err / data->bound);
     o.metric_max("rmse", rc.rmse).metric_sum("wrong_rows", double(rc.wrong.size()));
     o.metric_sum("rows_without_body_meta", double(unwritten_rows.size()));
-    o.metric_sum("wrong_rows_digest", double(wrong_rows_digest(cd.id, rc.wrong))).metric_sum("wrong_rows_digest_cases", 1);
+    o.metric_sum("wrong_rows_digest", double(wrong_rows_digest(rc.wrong))).metric_sum("wrong_rows_digest_cases", 1);
     char line[360];
     std::snprintf(line, sizeof line,
                   "ub %d x %d Q heads (%d KV heads, ncols %d = %d x %d), %s kernel: %d tiles x %d KV batches on %d "

@@ -191,11 +191,13 @@ TEST_CASE("GQA packing: ntiles = ceil(ub/ncols1) x ceil(gqa/ncols2) x KV heads, 
   p.q = q; p.k_body = k; p.v_body = v;
   const auto r = variant("fixed").run(c, p, api::device_model{1, 1, true}, api::run_options{.with_tail_merge = false});
   REQUIRE(r.out.size() == std::size_t(6) * 8 * 256);
-  // equal scores: every row is the mean of V's rows, element d: mean over kv of ((kv*256 + d) % 7)
+  // equal scores: every row is the mean of V's rows, element d: mean over kv of ((kv*256 + d) % 7). The combine
+  // passes VKQ through fp16 (tile_Q, as upstream's half2): relative error 2^-11 at most, plus fp32 sums (1e-5).
   for (int d : {0, 1, 255}) {
     double mean = 0;
     for (int i = 0; i < 128; ++i) mean += double((i * 256 + d) % 7) / 128;
-    for (int row = 0; row < 48; ++row) CHECK_THAT(r.out[std::size_t(row) * 256 + d], WithinRel(mean, 1e-5));
+    for (int row = 0; row < 48; ++row)
+      CHECK_THAT(r.out[std::size_t(row) * 256 + d], WithinRel(mean, 1.0 / 2048 + 1e-5));
   }
   CHECK(std::count(r.body_meta_written.begin(), r.body_meta_written.end(), true) == 48);  // fixed stores every row
 }
