@@ -107,3 +107,29 @@ TEST_CASE("device memory: loads of never-written bytes are counted, with the fir
     CHECK(u.first.size() == unwritten_sites_kept);
   }
 }
+
+TEST_CASE("device memory: a fresh allocation holds 0xA5 bytes; where the host never wrote, written means a kernel's",
+          "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(16);
+  uint8_t bytes[16];
+  m.host_read(a, bytes, 16);
+  for (uint8_t b : bytes) CHECK(b == 0xA5);  // the same values on every run for a kernel that loads them
+  (void)m.store(a + 4, 4);                    // a kernel stores bytes 4..7
+  uint8_t flags[16];
+  REQUIRE(m.kernel_written(a, 16, flags));
+  for (int i = 0; i < 16; ++i) CHECK(flags[i] == (i >= 4 && i < 8 ? 1 : 0));
+  uint8_t two[2];
+  REQUIRE(m.kernel_written(a + 6, 2, two));  // a sub-range
+  CHECK((two[0] == 1 && two[1] == 1));
+  CHECK_FALSE(m.kernel_written(a + 12, 8, flags));  // past the allocation
+  SECTION("after a host write or memset the bits no longer tell kernel from host: refused") {
+    m.fill(a, 0, 2);
+    CHECK_FALSE(m.kernel_written(a, 16, flags));
+  }
+  SECTION("a device-to-device copy into it is the host's doing too") {
+    const uint64_t b = m.allocate(16);
+    m.copy(a, b, 4);
+    CHECK_FALSE(m.kernel_written(a, 16, flags));
+  }
+}
