@@ -325,6 +325,46 @@ const std::vector<double>& values_of(elem e, bool is_signed) {
   return tables[2 * std::size_t(e) + is_signed];
 }
 
+// The 16-bit float formats computed from the code's fields rather than read from their 2^16-entry tables: 512 KiB
+// each, whose lookups missed the cache (the largest cost of the simulator's v_swmmac_f32_16x16x32_f16). Exact: the
+// value of every finite code is representable in double with the same sign, exponent and fraction. Inf and NaN keep
+// their class (a NaN's payload does not matter: accumulator::result canonicalizes a NaN result).
+inline double f16_value(std::uint32_t code) {
+  const std::uint64_t sign = std::uint64_t(code >> 15 & 1u) << 63;
+  const std::uint32_t e = code >> 10 & 0x1fu, m = code & 0x3ffu;
+  if (e == 0) {
+    const double v = double(m) * 0x1p-24;  // subnormal (or zero): m * 2^-24, exact
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | sign);
+  }
+  const std::uint64_t de = e == 0x1fu ? 0x7ffu : e - 15 + 1023;
+  return std::bit_cast<double>(sign | de << 52 | std::uint64_t(m) << 42);
+}
+inline double bf16_value(std::uint32_t code) { return double(std::bit_cast<float>((code & 0xffffu) << 16)); }
+// One operand format's decoder for execute_words: the computed forms above, or the table.
+struct decoder {
+  elem e;
+  const double* table;
+  double operator()(std::uint32_t code) const {
+    if (e == elem::f16) return f16_value(code);
+    if (e == elem::bf16) return bf16_value(code);
+    return table[code];
+  }
+};
+
+// The same tables as int32 for the integer formats (iu4, iu8: every value an integer of magnitude <= 255).
+const std::vector<std::int32_t>& ivalues_of(elem e, bool is_signed) {
+  static const auto tables = [] {
+    std::vector<std::vector<std::int32_t>> t(2 * 8);
+    for (elem x : {elem::iu4, elem::iu8})
+      for (bool sg : {false, true}) {
+        const std::vector<double>& d = values_of(x, sg);
+        t[2 * std::size_t(x) + sg].assign(d.begin(), d.end());
+      }
+    return t;
+  }();
+  return tables[2 * std::size_t(e) + is_signed];
+}
+
 }  // namespace
 
 void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const std::uint32_t> bw,
@@ -344,35 +384,66 @@ void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const 
   if (f.sparse) check_words(iw.size(), 1, "index");
   const plan& p = plan_of(in);
   const bool sa = f.signedness_flags ? m.a_signed : true, sb = f.signedness_flags ? m.b_signed : true;
-  const std::vector<double>& av = values_of(f.a, sa);
-  const std::vector<double>& bv = values_of(f.b, sb);
+  const decoder av{f.a, values_of(f.a, sa).data()};
+  const decoder bv{f.b, values_of(f.b, sb).data()};
   // B decoded once, row k contiguous over j: the j loop below runs over the 16 columns of one row.
   if (f.k > 64 || f.n != 16) throw std::logic_error("isa::execute: the tables assume K <= 64, N = 16");
+  const bool integer = is_integer(f.d);
+  // Integer forms in int32 (the products and their row sums are exact there: |a|,|b| <= 255 and at most 64 terms give
+  // |sum| <= 64 * 255 * 255 < 2^31), added to C in int64 afterwards: the same exact sum as accumulator::add's, without
+  // a double-to-integer conversion per product.
+  const auto small_int = [](elem e) { return e == elem::iu4 || e == elem::iu8; };
+  if (integer && !(small_int(f.a) && small_int(f.b)))
+    throw std::logic_error("isa::execute: integer tables assume 4- or 8-bit A/B");
   double brow[64 * 16];
-  for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv[p.b[x].of(bw)];
+  std::int32_t ibrow[64 * 16];
+  if (integer) {
+    const std::vector<std::int32_t>& bi = ivalues_of(f.b, sb);
+    for (std::size_t x = 0; x < p.b.size(); ++x) ibrow[x] = bi[p.b[x].of(bw)];
+  } else {
+    for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv(p.b[x].of(bw));
+  }
   std::fill(dw.begin(), dw.end(), 0u);  // as make_d_regs: every D word is then written through its cells
   const unsigned groups = f.k / 4;
   const unsigned terms = f.sparse ? 2 * groups : f.k;
   // The accumulator's rule (start from C, sum the products in term order, round once), with its instruction-wide
   // facts (integer or float, clamp) looked up once here rather than per cell.
-  const bool integer = is_integer(f.d);
   const accumulator proto(in, 0u, m.clamp);
   for (unsigned i = 0; i < f.m; ++i) {
     // Row i of A: its values, and (sparse) the K position each pairs with.
     double arow[64];
+    std::int32_t iarow[64];
     unsigned krow[64];
-    if (f.sparse) {
+    if (integer) {
+      // The A codes through the integer table; arow is not read on this path.
+      const std::vector<std::int32_t>& ai = ivalues_of(f.a, sa);
+      if (f.sparse) {
+        const std::vector<cell>& fields = p.fields[m.index_key];
+        for (unsigned g = 0; g < groups; ++g) {
+          const std::uint32_t nibble = fields[i * groups + g].of(iw);
+          for (unsigned s = 0; s < 2; ++s) {
+            iarow[2 * g + s] = ai[p.a[(i * groups + g) * 2 + s].of(aw)];
+            krow[2 * g + s] = 4 * g + ((nibble >> (2 * s)) & 3u);
+          }
+        }
+      } else {
+        for (unsigned k = 0; k < f.k; ++k) {
+          iarow[k] = ai[p.a[i * f.k + k].of(aw)];
+          krow[k] = k;
+        }
+      }
+    } else if (f.sparse) {
       const std::vector<cell>& fields = p.fields[m.index_key];
       for (unsigned g = 0; g < groups; ++g) {
         const std::uint32_t nibble = fields[i * groups + g].of(iw);
         for (unsigned s = 0; s < 2; ++s) {
-          arow[2 * g + s] = av[p.a[(i * groups + g) * 2 + s].of(aw)];
+          arow[2 * g + s] = av(p.a[(i * groups + g) * 2 + s].of(aw));
           krow[2 * g + s] = 4 * g + ((nibble >> (2 * s)) & 3u);
         }
       }
     } else {
       for (unsigned k = 0; k < f.k; ++k) {
-        arow[k] = av[p.a[i * f.k + k].of(aw)];
+        arow[k] = av(p.a[i * f.k + k].of(aw));
         krow[k] = k;
       }
     }
@@ -388,11 +459,13 @@ void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const 
     }
     // The integer/float choice outside the term loop, so each j loop is straight-line and vectorizes.
     if (integer) {
+      std::int32_t isum[16] = {};
       for (unsigned t = 0; t < terms; ++t) {
-        const double* bk = brow + krow[t] * f.n;
-        const std::int64_t a = std::int64_t(arow[t]);
-        for (unsigned j = 0; j < 16; ++j) iacc[j] += a * std::int64_t(bk[j]);
+        const std::int32_t* bk = ibrow + krow[t] * f.n;
+        const std::int32_t a = iarow[t];
+        for (unsigned j = 0; j < 16; ++j) isum[j] += a * bk[j];
       }
+      for (unsigned j = 0; j < 16; ++j) iacc[j] += isum[j];
     } else {
       for (unsigned t = 0; t < terms; ++t) {
         const double* bk = brow + krow[t] * f.n;

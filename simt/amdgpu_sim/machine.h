@@ -51,6 +51,11 @@ class global_memory {
   // Host pointer for [addr, addr+bytes) or throw sim_error naming the access (out of bounds / freed).
   virtual uint8_t* load(uint64_t addr, uint32_t bytes) = 0;
   virtual uint8_t* store(uint64_t addr, uint32_t bytes) = 0;  // also marks the bytes written
+  // A whole wave's accesses at once: the host pointer of `lo` when [lo, end) lies inside one live allocation and
+  // load/store of any part of it would change nothing but return the pointer (no bookkeeping due: every byte of
+  // the allocation already written), so the caller may address the lanes from it; nullptr otherwise (the caller
+  // then goes lane by lane through load/store, which check and count exactly). The default never answers.
+  virtual uint8_t* plain_range(uint64_t lo, uint64_t end) { return nullptr; }
 };
 
 struct dim3u {

@@ -203,6 +203,13 @@ uint8_t* device_memory::store(uint64_t addr, uint32_t bytes) {
   return reinterpret_cast<uint8_t*>(addr);
 }
 
+uint8_t* device_memory::plain_range(uint64_t lo, uint64_t end) {
+  if (end <= lo) return nullptr;
+  const allocation* a = lookup(lo, end - lo);
+  // With no unwritten byte, load() counts nothing and store()'s marking is a no-op: only the bounds matter.
+  return a && a->unwritten_bytes == 0 ? reinterpret_cast<uint8_t*>(lo) : nullptr;
+}
+
 unwritten_loads device_memory::take_unwritten_loads() { return std::exchange(launch_unwritten_, {}); }
 
 unwritten_loads device_memory::unwritten_loads_of(uint64_t addr) const {

@@ -55,6 +55,7 @@ class device_memory final : public global_memory {
 
   uint8_t* load(uint64_t addr, uint32_t bytes) override;
   uint8_t* store(uint64_t addr, uint32_t bytes) override;
+  uint8_t* plain_range(uint64_t lo, uint64_t end) override;
 
   // The unwritten loads counted since the last take, over all allocations, then reset.
   unwritten_loads take_unwritten_loads();

@@ -133,3 +133,28 @@ TEST_CASE("device memory: a fresh allocation holds 0xA5 bytes; where the host ne
     CHECK_FALSE(m.kernel_written(a, 16, flags));
   }
 }
+
+// plain_range is the machine's whole-wave shortcut: it may answer only where per-access load/store would have nothing
+// to count or mark, so unwritten-byte counting and bounds errors stay with the per-lane path.
+TEST_CASE("device memory: plain_range answers only inside one fully written allocation", "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(64);
+  const uint64_t b = m.allocate(64);
+  REQUIRE(a != 0);
+  REQUIRE(b != 0);
+  // Nothing written yet: no shortcut (a load must be counted, a store must mark).
+  CHECK(m.plain_range(a, a + 4) == nullptr);
+  m.fill(a, 0, 60);
+  CHECK(m.plain_range(a, a + 4) == nullptr);  // 4 bytes of the allocation still unwritten
+  std::memset(m.store(a + 60, 4), 0, 4);      // a kernel store writes the last 4
+  CHECK(m.plain_range(a, a + 64) == reinterpret_cast<uint8_t*>(a));
+  CHECK(m.plain_range(a + 8, a + 12) == reinterpret_cast<uint8_t*>(a + 8));
+  CHECK(m.plain_range(a, a + 65) == nullptr);   // one byte past the end
+  CHECK(m.plain_range(a + 8, a + 8) == nullptr);  // empty
+  CHECK(m.plain_range(a - 1, a + 4) == nullptr);  // starts below the allocation
+  m.fill(b, 0, 64);
+  CHECK(m.plain_range(a, b + 4) == nullptr);  // spans two allocations
+  CHECK(m.take_unwritten_loads().loads == 0);  // asking counts nothing
+  REQUIRE(m.free(a));
+  CHECK(m.plain_range(a, a + 4) == nullptr);  // freed
+}
