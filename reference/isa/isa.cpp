@@ -310,11 +310,13 @@ const plan& plan_of(instr in) {
   return plans[std::size_t(in)];
 }
 
-// element_value of every code of a 4/8/16-bit format, per signedness (integers) or once (floats).
+// element_value of every code of a 4- or 8-bit format, per signedness (integers) or once (floats).
 const std::vector<double>& values_of(elem e, bool is_signed) {
   static const auto tables = [] {
     std::vector<std::vector<double>> t(2 * 8);
-    for (elem x : {elem::iu4, elem::iu8, elem::fp8, elem::bf8, elem::f16, elem::bf16})
+    // f16/bf16 are computed (f16_value / bf16_value below): their 2^16-entry tables cost ~260k element_value calls
+    // the first time a matrix instruction ran, inside a probe's timed first batch.
+    for (elem x : {elem::iu4, elem::iu8, elem::fp8, elem::bf8})
       for (bool sg : {false, true}) {
         auto& v = t[2 * std::size_t(x) + sg];
         v.resize(std::size_t(1) << bits_of(x));
@@ -325,8 +327,8 @@ const std::vector<double>& values_of(elem e, bool is_signed) {
   return tables[2 * std::size_t(e) + is_signed];
 }
 
-// The 16-bit float formats computed from the code's fields rather than read from their 2^16-entry tables: 512 KiB
-// each, whose lookups missed the cache (the largest cost of the simulator's v_swmmac_f32_16x16x32_f16). Exact: the
+// The 16-bit float formats computed from the code's fields rather than read from 2^16-entry tables (512 KiB each:
+// their lookups missed the cache in the simulator's v_swmmac_f32_16x16x32_f16). Exact: the
 // value of every finite code is representable in double with the same sign, exponent and fraction. Inf and NaN keep
 // their class (a NaN's payload does not matter: accumulator::result canonicalizes a NaN result).
 inline double f16_value(std::uint32_t code) {
@@ -343,7 +345,7 @@ inline double bf16_value(std::uint32_t code) { return double(std::bit_cast<float
 // One operand format's decoder for execute_words: the computed forms above, or the table.
 struct decoder {
   elem e;
-  const double* table;
+  const double* table;  // values_of(e): empty (unused) for f16/bf16
   double operator()(std::uint32_t code) const {
     if (e == elem::f16) return f16_value(code);
     if (e == elem::bf16) return bf16_value(code);
