@@ -100,28 +100,36 @@ class loaded_code_object final : public code_object {
     const int32_t idx = pc >= prog_.text_address ? prog_.index_at(pc - prog_.text_address) : -1;
     if (idx >= 0) at.instruction = prog_.text[std::size_t(idx)];
     if (!dwarf_) return at;
-    at.source = source_line(pc);
-    if (at.source.empty() || at.source.find(":0 (") == std::string::npos) return at;
-    // Optimised code gives some instructions line 0 (merged or hoisted code) inside a function that has lines: name
-    // the nearest line before the PC in the same function, and say so.
-    const std::string function = at.source.substr(at.source.find(" ("));
-    for (uint64_t back = pc; back >= prog_.text_address + 4 && pc - back < 256;) {
-      back -= 4;
-      if (prog_.index_at(back - prog_.text_address) < 0) continue;
-      const std::string s = source_line(back);
-      if (!s.empty() && s.find(":0 (") == std::string::npos && s.ends_with(function)) {
-        at.source = s.substr(0, s.size() - 1) + "; line 0 at this pc, the nearest line before it)";
-        break;
+    source_frame f = frame_at(pc);
+    if (f.file.empty()) return at;
+    std::string note;
+    if (f.line == 0) {
+      // Optimised code gives some instructions line 0 (merged or hoisted code) inside a function that has lines:
+      // name the nearest line before the PC in the same function, and say so.
+      for (uint64_t back = pc; back >= prog_.text_address + 4 && pc - back < 256;) {
+        back -= 4;
+        if (prog_.index_at(back - prog_.text_address) < 0) continue;
+        const source_frame b = frame_at(back);
+        if (b.line != 0 && b.function == f.function) {
+          f = b;
+          note = "; line 0 at this pc, the nearest line before it";
+          break;
+        }
       }
     }
+    at.source = f.file + ":" + std::to_string(f.line) + " (" + f.function + note + ")";
     return at;
   }
   void run(const dispatch& d, global_memory& mem) override;
 
-  // "file:line (function)" of the innermost frame at the PC outside the dialect's simt/simt.h (its one-line smem/gmem
-  // ld/st wrappers: the source is the kernel line that called them, as the CPU emulator's std::source_location
-  // reports it); line 0 when the compiler gave the instruction none; empty without line tables.
-  std::string source_line(uint64_t pc) const {
+  // The innermost frame at the PC outside the dialect's simt/simt.h (its one-line smem/gmem ld/st wrappers: the
+  // source is the kernel line that called them, as the CPU emulator's std::source_location reports it); line 0 when
+  // the compiler gave the instruction none; file empty when the line tables say nothing.
+  struct source_frame {
+    std::string file, function;
+    uint32_t line = 0;
+  };
+  source_frame frame_at(uint64_t pc) const {
     llvm::DILineInfoSpecifier spec(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
                                    llvm::DILineInfoSpecifier::FunctionNameKind::ShortName);
     const llvm::DIInliningInfo chain =
@@ -130,9 +138,9 @@ class loaded_code_object final : public code_object {
       const llvm::DILineInfo& f = chain.getFrame(i);
       if (f.FileName == llvm::DILineInfo::BadString) continue;
       if (f.FileName.ends_with("/simt/simt.h") && i + 1 < chain.getNumberOfFrames()) continue;
-      std::string function = f.FunctionName == llvm::DILineInfo::BadString ? "?" : f.FunctionName;
-      function = function.substr(0, function.find('<'));  // template arguments: in the kernel's symbol already
-      return f.FileName + ":" + std::to_string(f.Line) + " (" + function + ")";
+      const std::string function = f.FunctionName == llvm::DILineInfo::BadString ? "?" : f.FunctionName;
+      // template arguments are in the kernel's symbol already
+      return {f.FileName, function.substr(0, function.find('<')), f.Line};
     }
     return {};
   }
