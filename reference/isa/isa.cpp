@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "reference/codecs.h"
 #include "reference/isa/isa.h"
@@ -257,65 +259,111 @@ namespace {
 
 // execute() sits in the inner loop of the AMDGPU simulator and the differential tools (one call per simulated matrix
 // instruction), where execute_by_parts spends its time asking the layout functions for the same cells and decoding
-// the same codes over and over. The plan below is their answers, computed once per instruction: the cell of every
-// operand element (the first replica, as read_dense_a / read_b read), and element_value of every code of the 4-, 8-
-// and 16-bit formats. The arithmetic is execute_sparse's / execute_dense's: the same accumulator, the same order.
-// tests/isa checks execute() against execute_by_parts on random registers for every instruction and modifier.
-struct cell {
-  std::uint16_t word;  // lane * vgprs + vgpr in wave_regs::words()
-  std::uint8_t lo;
-  std::uint32_t mask;
-  std::uint32_t of(std::span<const std::uint32_t> w) const { return (w[word] >> lo) & mask; }
-};
-cell cell_of(const reg_loc& at, unsigned vgprs) {
-  return {std::uint16_t(at.lane * vgprs + at.vgpr), std::uint8_t(at.bit_lo), mask_of(at)};
+// the same codes over and over. The plan below is their answers, computed once per instruction and register order:
+// for every register word of A and B, which element each of its bit fields holds (the first replica's, as
+// read_dense_a / read_b read; a field no element reads, or a later replica, goes to a slot nobody reads), the word of
+// every index field and of every C/D element; and element_value of every code of the 4- and 8-bit formats (the 16-bit
+// float formats are computed). The arithmetic is execute_sparse's / execute_dense's: the same accumulation rule, the
+// same order. tests/isa checks execute() against execute_by_parts on random registers for every instruction and
+// modifier, and execute_rows() against execute_words().
+//
+// The kernel below is a template over what the instruction fixes (integer or float, sparse or dense, K, the element
+// widths and decoders), so its loops have constant trip counts, shifts and masks: the simulator spent ~20% of a ck
+// fuzz loop here when one generic loop read every cell's position and width from the table.
+
+// Where a register word lives in the caller's buffer: lane-major (wave_regs::words(), execute_words) or
+// register-major (VGPR r of lane l at r * wave + l: a register file's rows, execute_rows).
+enum class order { lanes, rows };
+
+std::uint16_t word_at(const reg_loc& at, unsigned vgprs, unsigned wave, order o) {
+  return std::uint16_t(o == order::lanes ? at.lane * vgprs + at.vgpr : at.vgpr * wave + at.lane);
 }
 
-struct plan {
-  std::vector<cell> a;                    // sparse: [(i*groups + g)*2 + s]; dense: [i*k + kk]
-  std::vector<std::vector<cell>> fields;  // sparse: per index_key, [i*groups + g]
-  std::vector<cell> b;                    // [kk*n + j]
-  std::vector<cell> d;                    // [i*n + j], also C
+struct field_cell {
+  std::uint16_t word;
+  std::uint8_t lo;
 };
 
-plan make_plan(instr in) {
+struct plan {
+  // A and B by register word: element e (bits [e*width, e*width + width)) of word w goes to slot dst[w * per_word + e]
+  // of the decoded operand: sparse A [i * terms + 2g + s], dense A [i * k + kk], B [kk * n + j]; the slot one past
+  // the operand's elements is the sink for fields no element reads.
+  std::vector<std::uint16_t> a_dst, b_dst;
+  std::vector<std::vector<field_cell>> fields;  // sparse: per index_key, [i * groups + g] (4-bit fields)
+  std::vector<std::uint16_t> d_word;            // [i * n + j]: the word of C/D element (i, j) (32-bit elements)
+};
+
+// Every word of an operand, each field of the element width, mapped to the element reading it first.
+template <class Loc>
+std::vector<std::uint16_t> by_word(unsigned words, unsigned width, unsigned vgprs, unsigned wave, order o,
+                                   std::size_t elements, Loc loc_of) {
+  const unsigned per_word = 32 / width;
+  const auto sink = std::uint16_t(elements);
+  std::vector<std::uint16_t> dst(std::size_t(words) * per_word, sink);
+  for (std::size_t x = 0; x < elements; ++x) {
+    const reg_loc at = loc_of(x);
+    if (at.bit_hi - at.bit_lo + 1 != width || at.bit_lo % width != 0)
+      throw std::logic_error("isa::execute: an operand field is not aligned to its element width");
+    dst[std::size_t(word_at(at, vgprs, wave, o)) * per_word + at.bit_lo / width] = std::uint16_t(x);
+  }
+  return dst;
+}
+
+plan make_plan(instr in, order o) {
   const auto& f = info(in);
   plan p;
+  const unsigned groups = f.k / 4, terms = f.sparse ? 2 * groups : f.k;
+  const unsigned wa = bits_of(f.a), wb = bits_of(f.b);
   if (f.sparse) {
-    for (unsigned i = 0; i < f.m; ++i)
-      for (unsigned g = 0; g < f.k / 4; ++g)
-        for (unsigned s = 0; s < 2; ++s) p.a.push_back(cell_of(a_slot_loc(in, i, g, s), f.a_vgprs));
+    p.a_dst = by_word(f.wave * f.a_vgprs, wa, f.a_vgprs, f.wave, o, std::size_t(f.m) * terms, [&](std::size_t x) {
+      const unsigned i = unsigned(x / terms), t = unsigned(x % terms);
+      return a_slot_loc(in, i, t / 2, t % 2);
+    });
     for (unsigned key = 0; key < f.index_keys; ++key) {
       p.fields.emplace_back();
       for (unsigned i = 0; i < f.m; ++i)
-        for (unsigned g = 0; g < f.k / 4; ++g) p.fields.back().push_back(cell_of(index_field_loc(in, i, g, key), 1));
+        for (unsigned g = 0; g < groups; ++g) {
+          const reg_loc at = index_field_loc(in, i, g, key);
+          if (at.bit_hi - at.bit_lo != 3) throw std::logic_error("isa::execute: index fields must be 4 bits");
+          p.fields.back().push_back({word_at(at, 1, f.wave, o), std::uint8_t(at.bit_lo)});
+        }
     }
   } else {
-    for (unsigned i = 0; i < f.m; ++i)
-      for (unsigned k = 0; k < f.k; ++k) p.a.push_back(cell_of(a_locs(in, i, k).front(), f.a_vgprs));
+    p.a_dst = by_word(f.wave * f.a_vgprs, wa, f.a_vgprs, f.wave, o, std::size_t(f.m) * f.k, [&](std::size_t x) {
+      return a_locs(in, unsigned(x / f.k), unsigned(x % f.k)).front();
+    });
   }
-  for (unsigned k = 0; k < f.k; ++k)
-    for (unsigned j = 0; j < f.n; ++j) p.b.push_back(cell_of(b_locs(in, k, j).front(), f.b_vgprs));
+  p.b_dst = by_word(f.wave * f.b_vgprs, wb, f.b_vgprs, f.wave, o, std::size_t(f.k) * f.n, [&](std::size_t x) {
+    return b_locs(in, unsigned(x / f.n), unsigned(x % f.n)).front();
+  });
+  std::vector<bool> covered(std::size_t(f.wave) * f.d_vgprs, false);
   for (unsigned i = 0; i < f.m; ++i)
-    for (unsigned j = 0; j < f.n; ++j) p.d.push_back(cell_of(d_loc(in, i, j), f.d_vgprs));
+    for (unsigned j = 0; j < f.n; ++j) {
+      const reg_loc at = d_loc(in, i, j);
+      if (at.bit_lo != 0 || at.bit_hi != 31) throw std::logic_error("isa::execute: C/D elements must be whole words");
+      p.d_word.push_back(word_at(at, f.d_vgprs, f.wave, o));
+      covered[p.d_word.back()] = true;
+    }
+  // D is written element by element; every word must be one, or the rest of D would keep stale bits.
+  if (std::find(covered.begin(), covered.end(), false) != covered.end())
+    throw std::logic_error("isa::execute: the C/D elements do not cover every D word");
   return p;
 }
 
-const plan& plan_of(instr in) {
+const plan& plan_of(instr in, order o) {
   static const std::vector<plan> plans = [] {
-    std::vector<plan> v(all_instrs.size());
-    for (instr i : all_instrs) v[std::size_t(i)] = make_plan(i);
+    std::vector<plan> v(2 * all_instrs.size());
+    for (instr i : all_instrs)
+      for (order x : {order::lanes, order::rows}) v[2 * std::size_t(i) + std::size_t(x)] = make_plan(i, x);
     return v;
   }();
-  return plans[std::size_t(in)];
+  return plans[2 * std::size_t(in) + std::size_t(o)];
 }
 
 // element_value of every code of a 4- or 8-bit format, per signedness (integers) or once (floats).
 const std::vector<double>& values_of(elem e, bool is_signed) {
   static const auto tables = [] {
     std::vector<std::vector<double>> t(2 * 8);
-    // f16/bf16 are computed (f16_value / bf16_value below): their 2^16-entry tables cost ~260k element_value calls
-    // the first time a matrix instruction ran, inside a probe's timed first batch.
     for (elem x : {elem::iu4, elem::iu8, elem::fp8, elem::bf8})
       for (bool sg : {false, true}) {
         auto& v = t[2 * std::size_t(x) + sg];
@@ -327,36 +375,10 @@ const std::vector<double>& values_of(elem e, bool is_signed) {
   return tables[2 * std::size_t(e) + is_signed];
 }
 
-// The 16-bit float formats computed from the code's fields rather than read from 2^16-entry tables (512 KiB each:
-// their lookups missed the cache in the simulator's v_swmmac_f32_16x16x32_f16). Exact: the
-// value of every finite code is representable in double with the same sign, exponent and fraction. Inf and NaN keep
-// their class (a NaN's payload does not matter: accumulator::result canonicalizes a NaN result).
-inline double f16_value(std::uint32_t code) {
-  const std::uint64_t sign = std::uint64_t(code >> 15 & 1u) << 63;
-  const std::uint32_t e = code >> 10 & 0x1fu, m = code & 0x3ffu;
-  if (e == 0) {
-    const double v = double(m) * 0x1p-24;  // subnormal (or zero): m * 2^-24, exact
-    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | sign);
-  }
-  const std::uint64_t de = e == 0x1fu ? 0x7ffu : e - 15 + 1023;
-  return std::bit_cast<double>(sign | de << 52 | std::uint64_t(m) << 42);
-}
-inline double bf16_value(std::uint32_t code) { return double(std::bit_cast<float>((code & 0xffffu) << 16)); }
-// One operand format's decoder for execute_words: the computed forms above, or the table.
-struct decoder {
-  elem e;
-  const double* table;  // values_of(e): empty (unused) for f16/bf16
-  double operator()(std::uint32_t code) const {
-    if (e == elem::f16) return f16_value(code);
-    if (e == elem::bf16) return bf16_value(code);
-    return table[code];
-  }
-};
-
-// The same tables as int32 for the integer formats (iu4, iu8: every value an integer of magnitude <= 255).
-const std::vector<std::int32_t>& ivalues_of(elem e, bool is_signed) {
+// The same tables as float for the integer formats (iu4, iu8: every value an integer of magnitude <= 255, exact).
+const std::vector<float>& ivalues_of(elem e, bool is_signed) {
   static const auto tables = [] {
-    std::vector<std::vector<std::int32_t>> t(2 * 8);
+    std::vector<std::vector<float>> t(2 * 8);
     for (elem x : {elem::iu4, elem::iu8})
       for (bool sg : {false, true}) {
         const std::vector<double>& d = values_of(x, sg);
@@ -367,13 +389,162 @@ const std::vector<std::int32_t>& ivalues_of(elem e, bool is_signed) {
   return tables[2 * std::size_t(e) + is_signed];
 }
 
+// Decoders, one type per way of decoding (the kernel's template argument): a table of a 4- or 8-bit format, int32
+// (integers) or double (fp8/bf8); f16 and bf16 computed from the code's fields (2^16-entry tables missed the cache).
+// Exact: the value of every finite code is representable in double with the same sign, exponent and fraction. Inf and
+// NaN keep their class (a NaN's payload does not matter: a NaN result is canonicalized).
+struct int_table {
+  static constexpr bool integer = true;
+  const float* t;
+  float operator()(std::uint32_t code) const { return t[code]; }
+};
+struct float_table {
+  static constexpr bool integer = false;
+  const double* t;
+  double operator()(std::uint32_t code) const { return t[code]; }
+};
+struct f16_code {
+  static constexpr bool integer = false;
+  double operator()(std::uint32_t code) const {
+    // Selects rather than branches (the codes are data: a branch per element mispredicts).
+    const std::uint64_t sign = std::uint64_t(code >> 15 & 1u) << 63;
+    const std::uint32_t e = code >> 10 & 0x1fu, m = code & 0x3ffu;
+    const std::uint64_t de = e == 0x1fu ? 0x7ffu : e + (1023 - 15);
+    const std::uint64_t normal = sign | de << 52 | std::uint64_t(m) << 42;
+    const std::uint64_t subnormal = std::bit_cast<std::uint64_t>(double(m) * 0x1p-24) | sign;  // m * 2^-24, exact
+    return std::bit_cast<double>(e == 0 ? subnormal : normal);
+  }
+};
+struct bf16_code {
+  static constexpr bool integer = false;
+  double operator()(std::uint32_t code) const { return double(std::bit_cast<float>((code & 0xffffu) << 16)); }
+};
+
+// The MAC loops work on 16-byte vectors of the compiler's vector extension (SSE2 on every x86-64, NEON on arm64):
+// four float or eight double vectors per 16-column row, held in registers across the term loop. Plain loops did not
+// vectorize (the terms' B rows are picked through the index), and a 64-byte vector type was split through the stack.
+typedef float f32x4 __attribute__((vector_size(16)));
+typedef double f64x2 __attribute__((vector_size(16)));
+template <class Vec, class T>
+inline Vec load_vec(const T* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Decodes every field of an operand's words into its slot (slot `elements` is the sink).
+template <unsigned Width, class Dec, class V>
+inline void decode_words(const std::uint32_t* words, std::size_t n_words, const std::uint16_t* dst, Dec dec, V* out) {
+  constexpr unsigned per_word = 32 / Width;
+  constexpr std::uint32_t mask = Width == 32 ? 0xffffffffu : (1u << Width) - 1u;
+  for (std::size_t w = 0; w < n_words; ++w) {
+    const std::uint32_t x = words[w];
+    for (unsigned e = 0; e < per_word; ++e) out[dst[w * per_word + e]] = dec((x >> (e * Width)) & mask);
+  }
+}
+
+// D = C + A * B for one instruction shape: M = N = 16, K, sparse or dense, A/B element widths and decoders.
+// Integer forms sum in int32 (|a|,|b| <= 255 and at most 64 terms give |sum| <= 64 * 255 * 255 < 2^31) and add C in
+// int64, clamped or wrapped to int32: accumulator semantics (the exact sum), without a conversion per product. Float
+// forms sum in fp64 from C, terms in (g, s) / k order, each product exact in fp64, rounded once to f32; a NaN result
+// is the canonical quiet NaN (payload and sign are not modelled: README assumption 3).
+template <unsigned K, bool Sparse, unsigned WA, unsigned WB, class DA, class DB>
+void run_planned(const plan& p, unsigned wave, unsigned a_vgprs, unsigned b_vgprs, const std::uint32_t* aw,
+                 const std::uint32_t* bw, const std::uint32_t* cw, const std::uint32_t* iw, unsigned index_key,
+                 bool clamp, DA av, DB bv, std::uint32_t* dw) {
+  static_assert(DA::integer == DB::integer);
+  constexpr bool integer = DA::integer;
+  constexpr unsigned M = 16, N = 16, groups = K / 4, terms = Sparse ? 2 * groups : K;
+  using V = std::conditional_t<integer, float, double>;
+  V b[K * N + 1];
+  decode_words<WB>(bw, std::size_t(wave) * b_vgprs, p.b_dst.data(), bv, b);
+  V a[M * terms + 1];
+  decode_words<WA>(aw, std::size_t(wave) * a_vgprs, p.a_dst.data(), av, a);
+  for (unsigned i = 0; i < M; ++i) {
+    unsigned krow[terms];
+    if constexpr (Sparse) {
+      const field_cell* fields = p.fields[index_key].data() + i * groups;
+      for (unsigned g = 0; g < groups; ++g) {
+        const std::uint32_t nibble = iw[fields[g].word] >> fields[g].lo;
+        krow[2 * g] = 4 * g + (nibble & 3u);
+        krow[2 * g + 1] = 4 * g + ((nibble >> 2) & 3u);
+      }
+    } else {
+      for (unsigned k = 0; k < K; ++k) krow[k] = k;
+    }
+    const V* arow = a + i * terms;
+    const std::uint16_t* dword = p.d_word.data() + i * N;
+    if constexpr (integer) {
+      // The products and partial sums are integers below 2^24 in magnitude (|a|,|b| <= 255, at most 64 terms: 64 *
+      // 255 * 255 < 2^22), so a float sum is exact and SIMD-wide on any x86-64 (SSE2 has no 32-bit multiply).
+      f32x4 sum[N / 4] = {};
+      for (unsigned t = 0; t < terms; ++t) {
+        const float* bk = b + krow[t] * N;
+        const float x = arow[t];
+        for (unsigned q = 0; q < N / 4; ++q) sum[q] += x * load_vec<f32x4>(bk + 4 * q);
+      }
+      for (unsigned j = 0; j < N; ++j) {
+        std::int64_t acc = std::int64_t(std::int32_t(cw[dword[j]])) + std::int64_t(sum[j / 4][j % 4]);
+        if (clamp) acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                                  std::numeric_limits<std::int32_t>::max());
+        dw[dword[j]] = std::uint32_t(std::uint64_t(acc));
+      }
+    } else {
+      f64x2 acc[N / 2];
+      for (unsigned j = 0; j < N; ++j) acc[j / 2][j % 2] = double(std::bit_cast<float>(cw[dword[j]]));
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = b + krow[t] * N;
+        const double x = arow[t];
+        for (unsigned q = 0; q < N / 2; ++q) acc[q] += x * load_vec<f64x2>(bk + 2 * q);
+      }
+      for (unsigned j = 0; j < N; ++j) {
+        const double r = acc[j / 2][j % 2];
+        dw[dword[j]] = r != r ? 0x7fc00000u : std::bit_cast<std::uint32_t>(float(r));
+      }
+    }
+  }
+}
+
+// The instruction's shape as template arguments.
+template <unsigned WA, unsigned WB, class DA, class DB>
+void run_shape(const instr_info& f, const plan& p, const std::uint32_t* aw, const std::uint32_t* bw,
+               const std::uint32_t* cw, const std::uint32_t* iw, const modifiers& m, DA av, DB bv,
+               std::uint32_t* dw) {
+  const auto go = [&]<unsigned K, bool Sparse>() {
+    run_planned<K, Sparse, WA, WB>(p, f.wave, f.a_vgprs, f.b_vgprs, aw, bw, cw, iw, m.index_key, m.clamp, av, bv, dw);
+  };
+  if (f.m != 16 || f.n != 16) throw std::logic_error("isa::execute: the kernel assumes M = N = 16");
+  if (f.sparse && f.k == 32) return go.template operator()<32, true>();
+  if (f.sparse && f.k == 64) return go.template operator()<64, true>();
+  if (!f.sparse && f.k == 16) return go.template operator()<16, false>();
+  if (!f.sparse && f.k == 32) return go.template operator()<32, false>();
+  throw std::logic_error("isa::execute: no kernel for K = " + std::to_string(f.k));
+}
+
+void execute_planned(instr in, order o, const std::uint32_t* aw, const std::uint32_t* bw, const std::uint32_t* cw,
+                     const std::uint32_t* iw, const modifiers& m, std::uint32_t* dw) {
+  const auto& f = info(in);
+  check_modifiers(in, m);
+  const plan& p = plan_of(in, o);
+  const bool sa = f.signedness_flags ? m.a_signed : true, sb = f.signedness_flags ? m.b_signed : true;
+  const auto ints = [&](elem e, bool sg) { return int_table{ivalues_of(e, sg).data()}; };
+  const auto floats = [&](elem e) { return float_table{values_of(e, true).data()}; };
+  using E = elem;
+  if (f.a == E::iu4 && f.b == E::iu4) return run_shape<4, 4>(f, p, aw, bw, cw, iw, m, ints(f.a, sa), ints(f.b, sb), dw);
+  if (f.a == E::iu8 && f.b == E::iu8) return run_shape<8, 8>(f, p, aw, bw, cw, iw, m, ints(f.a, sa), ints(f.b, sb), dw);
+  if ((f.a == E::fp8 || f.a == E::bf8) && (f.b == E::fp8 || f.b == E::bf8))
+    return run_shape<8, 8>(f, p, aw, bw, cw, iw, m, floats(f.a), floats(f.b), dw);
+  if (f.a == E::f16 && f.b == E::f16) return run_shape<16, 16>(f, p, aw, bw, cw, iw, m, f16_code{}, f16_code{}, dw);
+  if (f.a == E::bf16 && f.b == E::bf16) return run_shape<16, 16>(f, p, aw, bw, cw, iw, m, bf16_code{}, bf16_code{}, dw);
+  throw std::logic_error("isa::execute: no kernel for " + std::string(f.name));
+}
+
 }  // namespace
 
 void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const std::uint32_t> bw,
                    std::span<const std::uint32_t> cw, std::span<const std::uint32_t> iw, const modifiers& m,
                    std::span<std::uint32_t> dw) {
   const auto& f = info(in);
-  check_modifiers(in, m);
   const auto check_words = [&](std::size_t got, unsigned vgprs, const char* what) {
     if (got != std::size_t(f.wave) * vgprs)
       throw std::invalid_argument(std::string(what) + " registers must be " + std::to_string(f.wave) + " lanes x " +
@@ -384,105 +555,12 @@ void execute_words(instr in, std::span<const std::uint32_t> aw, std::span<const 
   check_words(cw.size(), f.d_vgprs, "C/D");
   check_words(dw.size(), f.d_vgprs, "D");
   if (f.sparse) check_words(iw.size(), 1, "index");
-  const plan& p = plan_of(in);
-  const bool sa = f.signedness_flags ? m.a_signed : true, sb = f.signedness_flags ? m.b_signed : true;
-  const decoder av{f.a, values_of(f.a, sa).data()};
-  const decoder bv{f.b, values_of(f.b, sb).data()};
-  // B decoded once, row k contiguous over j: the j loop below runs over the 16 columns of one row.
-  if (f.k > 64 || f.n != 16) throw std::logic_error("isa::execute: the tables assume K <= 64, N = 16");
-  const bool integer = is_integer(f.d);
-  // Integer forms in int32 (the products and their row sums are exact there: |a|,|b| <= 255 and at most 64 terms give
-  // |sum| <= 64 * 255 * 255 < 2^31), added to C in int64 afterwards: the same exact sum as accumulator::add's, without
-  // a double-to-integer conversion per product.
-  const auto small_int = [](elem e) { return e == elem::iu4 || e == elem::iu8; };
-  if (integer && !(small_int(f.a) && small_int(f.b)))
-    throw std::logic_error("isa::execute: integer tables assume 4- or 8-bit A/B");
-  double brow[64 * 16];
-  std::int32_t ibrow[64 * 16];
-  if (integer) {
-    const std::vector<std::int32_t>& bi = ivalues_of(f.b, sb);
-    for (std::size_t x = 0; x < p.b.size(); ++x) ibrow[x] = bi[p.b[x].of(bw)];
-  } else {
-    for (std::size_t x = 0; x < p.b.size(); ++x) brow[x] = bv(p.b[x].of(bw));
-  }
-  std::fill(dw.begin(), dw.end(), 0u);  // as make_d_regs: every D word is then written through its cells
-  const unsigned groups = f.k / 4;
-  const unsigned terms = f.sparse ? 2 * groups : f.k;
-  // The accumulator's rule (start from C, sum the products in term order, round once), with its instruction-wide
-  // facts (integer or float, clamp) looked up once here rather than per cell.
-  const accumulator proto(in, 0u, m.clamp);
-  for (unsigned i = 0; i < f.m; ++i) {
-    // Row i of A: its values, and (sparse) the K position each pairs with.
-    double arow[64];
-    std::int32_t iarow[64];
-    unsigned krow[64];
-    if (integer) {
-      // The A codes through the integer table; arow is not read on this path.
-      const std::vector<std::int32_t>& ai = ivalues_of(f.a, sa);
-      if (f.sparse) {
-        const std::vector<cell>& fields = p.fields[m.index_key];
-        for (unsigned g = 0; g < groups; ++g) {
-          const std::uint32_t nibble = fields[i * groups + g].of(iw);
-          for (unsigned s = 0; s < 2; ++s) {
-            iarow[2 * g + s] = ai[p.a[(i * groups + g) * 2 + s].of(aw)];
-            krow[2 * g + s] = 4 * g + ((nibble >> (2 * s)) & 3u);
-          }
-        }
-      } else {
-        for (unsigned k = 0; k < f.k; ++k) {
-          iarow[k] = ai[p.a[i * f.k + k].of(aw)];
-          krow[k] = k;
-        }
-      }
-    } else if (f.sparse) {
-      const std::vector<cell>& fields = p.fields[m.index_key];
-      for (unsigned g = 0; g < groups; ++g) {
-        const std::uint32_t nibble = fields[i * groups + g].of(iw);
-        for (unsigned s = 0; s < 2; ++s) {
-          arow[2 * g + s] = av(p.a[(i * groups + g) * 2 + s].of(aw));
-          krow[2 * g + s] = 4 * g + ((nibble >> (2 * s)) & 3u);
-        }
-      }
-    } else {
-      for (unsigned k = 0; k < f.k; ++k) {
-        arow[k] = av(p.a[i * f.k + k].of(aw));
-        krow[k] = k;
-      }
-    }
-    // One accumulator per column of row i, each summed in accumulator::add's order (terms ascending), the two forms
-    // spelled out so the loops carry no branch; the columns are independent, so the j loop vectorizes.
-    std::int64_t iacc[16];
-    double facc[16];
-    for (unsigned j = 0; j < f.n; ++j) {
-      accumulator start = proto;
-      start.start_from(p.d[i * f.n + j].of(cw));
-      iacc[j] = start.iacc;
-      facc[j] = start.facc;
-    }
-    // The integer/float choice outside the term loop, so each j loop is straight-line and vectorizes.
-    if (integer) {
-      std::int32_t isum[16] = {};
-      for (unsigned t = 0; t < terms; ++t) {
-        const std::int32_t* bk = ibrow + krow[t] * f.n;
-        const std::int32_t a = iarow[t];
-        for (unsigned j = 0; j < 16; ++j) isum[j] += a * bk[j];
-      }
-      for (unsigned j = 0; j < 16; ++j) iacc[j] += isum[j];
-    } else {
-      for (unsigned t = 0; t < terms; ++t) {
-        const double* bk = brow + krow[t] * f.n;
-        const double a = arow[t];
-        for (unsigned j = 0; j < 16; ++j) facc[j] += a * bk[j];
-      }
-    }
-    for (unsigned j = 0; j < f.n; ++j) {
-      const cell& dc = p.d[i * f.n + j];
-      accumulator acc = proto;
-      acc.iacc = iacc[j];
-      acc.facc = facc[j];
-      dw[dc.word] = (dw[dc.word] & ~(dc.mask << dc.lo)) | (acc.result() << dc.lo);
-    }
-  }
+  execute_planned(in, order::lanes, aw.data(), bw.data(), cw.data(), iw.data(), m, dw.data());
+}
+
+void execute_rows(instr in, const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                  const std::uint32_t* index, const modifiers& m, std::uint32_t* d) {
+  execute_planned(in, order::rows, a, b, c, index, m, d);
 }
 
 wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,

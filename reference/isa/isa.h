@@ -174,6 +174,12 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
 void execute_words(instr in, std::span<const std::uint32_t> a, std::span<const std::uint32_t> b,
                    std::span<const std::uint32_t> c, std::span<const std::uint32_t> index, const modifiers& m,
                    std::span<std::uint32_t> d);
+// The same on register-major operands, as a register file holds them (VGPR r of lane l at [r * wave + l]; a, b, c
+// hold the operand's VGPRs, index one VGPR): the AMDGPU simulator passes its VGPR rows without reordering them. No
+// checks of sizes (the caller's registers have the instruction's shape by construction); d must not overlap the
+// others. Throws std::invalid_argument on an illegal modifier.
+void execute_rows(instr in, const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                  const std::uint32_t* index, const modifiers& m, std::uint32_t* d);
 // The same, spelled as that composition (read_* -> execute_sparse / execute_dense -> place_d); execute() computes it
 // from per-instruction tables of the same layout functions, for speed. tests/isa holds the two equal.
 wave_regs execute_by_parts(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c,

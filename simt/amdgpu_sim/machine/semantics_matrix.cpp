@@ -6,6 +6,7 @@
 // Printed operands: v_wmma_* D, A, B, C; v_swmmac_* D (also C), A, B, index. Modifiers: neg_lo[0]/[1] are the A/B
 // signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half.
 #include <array>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -18,15 +19,10 @@ namespace {
 
 namespace isa = tp::ref::isa;
 
-// The model's lane-major words (lane l's VGPR g at [l * vgprs + g]) from the wave's register-major file, into a
-// buffer on the stack: one matrix instruction allocates nothing.
+// The model reads the operands where they are: the wave's VGPR file is register-major (v[r][lane]), as
+// isa::execute_rows takes them, and each operand is a run of consecutive VGPRs. D goes to a buffer first (it is C's
+// registers on the sparse forms) and then into its VGPRs.
 inline constexpr unsigned max_operand_vgprs = 16;
-using operand_words = std::array<uint32_t, wave_lanes * max_operand_vgprs>;
-std::span<const uint32_t> gather(const wave& w, uint16_t first, unsigned vgprs, operand_words& into) {
-  for (unsigned g = 0; g < vgprs; ++g)
-    for (unsigned l = 0; l < wave_lanes; ++l) into[l * vgprs + g] = w.v[first + g][l];
-  return std::span<const uint32_t>(into.data(), std::size_t(wave_lanes) * vgprs);
-}
 
 void exec_matrix(wave& w, const op& o) {
   const auto in = isa::instr(o.variant);
@@ -46,20 +42,19 @@ void exec_matrix(wave& w, const op& o) {
     fail(w, o, "neg/clamp modifiers on a float matrix instruction are not modelled");
   }
   m.index_key = o.index_key;
-  operand_words a, b, c, index, d;
-  const auto aw = gather(w, o.src[0].reg, f.a_vgprs, a);
-  const auto bw = gather(w, o.src[1].reg, f.b_vgprs, b);
   // Sparse: C is D's registers and the index is one VGPR; dense: C is the third source and the index is unused.
-  const auto cw = gather(w, f.sparse ? o.dst[0].reg : o.src[2].reg, f.d_vgprs, c);
-  const auto iw = f.sparse ? gather(w, o.src[2].reg, 1, index) : std::span<const uint32_t>();
-  const std::span<uint32_t> dw(d.data(), std::size_t(wave_lanes) * f.d_vgprs);
+  const uint16_t c_reg = f.sparse ? o.dst[0].reg : o.src[2].reg;
+  if (o.src[0].reg + f.a_vgprs > 256u || o.src[1].reg + f.b_vgprs > 256u || c_reg + f.d_vgprs > 256u ||
+      o.dst[0].reg + f.d_vgprs > 256u)
+    fail(w, o, "a matrix operand runs past v255");
+  alignas(64) uint32_t d[max_operand_vgprs][wave_lanes];
   try {
-    isa::execute_words(in, aw, bw, cw, iw, m, dw);
+    isa::execute_rows(in, &w.v[o.src[0].reg][0], &w.v[o.src[1].reg][0], &w.v[c_reg][0],
+                      f.sparse ? &w.v[o.src[2].reg][0] : nullptr, m, &d[0][0]);
   } catch (const std::exception& e) {
     fail(w, o, std::string("the matrix model rejected the operands: ") + e.what());
   }
-  for (unsigned g = 0; g < f.d_vgprs; ++g)
-    for (unsigned l = 0; l < wave_lanes; ++l) w.v[o.dst[0].reg + g][l] = dw[l * f.d_vgprs + g];
+  std::memcpy(&w.v[o.dst[0].reg][0], &d[0][0], sizeof(d[0]) * f.d_vgprs);
 }
 
 // The decoder picks the instr (gfx11 and gfx12 share mnemonics with different layouts): see matrix_instr_for().
