@@ -4,6 +4,7 @@
 // semantics_salu.cpp), lanes are processed in ascending order (the set bits of EXEC, lowest first), and every global access goes through global_memory so
 // the runtime checks it against its allocations. LDS and private accesses outside their segments stop the dispatch
 // (hardware would drop or zero them silently: a check the hardware cannot give).
+#include <array>
 #include <bit>
 #include <cstring>
 #include <deque>
@@ -208,11 +209,25 @@ template <bool Store>
 bool global_wave(wave& w, const op& o, const operand* saddr, uint16_t reg) {
   const uint32_t e = w.exec(), wd = o.variant, bytes = wd & 0xffu;
   if (e == 0) return false;
+  // Every lane's address as address<space::global> forms it, over whole rows (vectorizable; inactive lanes' addresses
+  // are formed and ignored), then the span of the active lanes'.
   uint64_t a[wave_lanes];
+  const uint32_t* lo32 = w.v[o.src[0].reg];
+  if (saddr && saddr->kind == opnd::sgpr) {  // SGPR base + 32-bit VGPR offset
+    const uint64_t b = read64(w, *saddr, 0) + int64_t(o.offset);
+    for (unsigned l = 0; l < wave_lanes; ++l) a[l] = b + lo32[l];
+  } else if (o.src[0].kind == opnd::vgpr) {  // 64-bit VGPR address
+    const uint32_t* hi32 = w.v[o.src[0].reg + 1];
+    for (unsigned l = 0; l < wave_lanes; ++l) a[l] = (uint64_t(hi32[l]) << 32 | lo32[l]) + int64_t(o.offset);
+  } else {
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      a[l] = address<space::global>(w, o, o.src[0], saddr, l).addr;
+    }
+  }
   uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
-    a[l] = address<space::global>(w, o, o.src[0], saddr, l).addr;
     lo = a[l] < lo ? a[l] : lo;
     hi = a[l] > hi ? a[l] : hi;
   }
@@ -264,14 +279,43 @@ inline uint8_t* lds_lane(wave& w, const op& o, uint32_t addr, uint32_t bytes, bo
 // template argument (1, 2, 4, 8, 16 bytes, no sign-extension or d16 flags) deliver()/fetch() reduce to fixed-size
 // copies. The same accesses, checks and lane order as the general loop below (DS loads and stores were ~9% of a ck
 // fuzz loop's simulator time).
+inline constexpr auto lane_bit = [] {
+  std::array<uint32_t, wave_lanes> b{};
+  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
+  return b;
+}();
 template <uint32_t WD, bool Store>
 void ds_plain(wave& w, const op& o) {
   constexpr uint32_t bytes = WD & 0xffu;
+  const uint32_t e = w.exec();
+  if (e == 0) return;
   const uint32_t* va = w.v[o.src[0].reg];
   const uint16_t reg = Store ? o.src[1].reg : o.dst[0].reg;
-  for (uint32_t m = w.exec(); m; m &= m - 1) {
+  // The addresses of all lanes, then one bounds check for the wave, as a loop the host vectorizes: an active lane
+  // whose access does not end inside the LDS sets `bad` (the LDS is at most 64 KiB, so the signed compares are
+  // exact; a larger one takes the checked loop). When it is set, the checked lane loop below stops at the first lane
+  // out of bounds, as before.
+  const uint32_t off = uint32_t(o.offset);
+  const std::size_t size = w.wg->lds.size();
+  const int32_t lim = size <= uint32_t(INT32_MAX) ? int32_t(size) - int32_t(bytes) : -1;
+  uint32_t addr[wave_lanes], bad = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    addr[l] = va[l] + off;
+    const int32_t x = int32_t(addr[l]);
+    bad |= (e & lane_bit[l]) & (0u - uint32_t((x < 0) | (x > lim)));
+  }
+  uint8_t* const lds = w.wg->lds.data();
+  if (bad == 0) [[likely]] {
+    for (uint32_t m = e; m; m &= m - 1) {
+      const unsigned l = unsigned(std::countr_zero(m));
+      if constexpr (Store) fetch(w, reg, l, lds + addr[l], WD);
+      else deliver(w, reg, l, lds + addr[l], WD);
+    }
+    return;
+  }
+  for (uint32_t m = e; m; m &= m - 1) {
     const unsigned l = unsigned(std::countr_zero(m));
-    uint8_t* p = lds_at(w, o, va[l] + uint32_t(o.offset), bytes);
+    uint8_t* p = lds_at(w, o, addr[l], bytes);
     if constexpr (Store) fetch(w, reg, l, p, WD);
     else deliver(w, reg, l, p, WD);
   }

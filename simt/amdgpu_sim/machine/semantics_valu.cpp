@@ -130,9 +130,21 @@ VOP_U32_2(v_and_b32, return a & b)
 VOP_U32_2(v_or_b32, return a | b)
 VOP_U32_2(v_xor_b32, return a ^ b)
 VOP_U32_2(v_xnor_b32, return ~(a ^ b))
-VOP_U32_2(v_lshlrev_b32, return b << (a & 31))
-VOP_U32_2(v_lshrrev_b32, return b >> (a & 31))
-VOP_U32_2(v_ashrrev_i32, return uint32_t(int32_t(b) >> (a & 31)))
+// Shifts whose amount is an SGPR or a constant (most of the ck kernels' shifts) use one shift count for the whole row:
+// the host has a vector shift by a scalar count on every x86-64, but per-lane counts only from AVX2 on, so the
+// generic lane loop below stays scalar. The same results; the amount operand's position is `amount`.
+#define VOP_U32_SHIFT(name, nsrc, amount, uniform, per_lane)                                                      \
+  void name(wave& w, const op& o) {                                                                              \
+    if (o.src[amount].kind != opnd::vgpr) {                                                                       \
+      const uint32_t s = read(w, o.src[amount])[0] & 31;                                                         \
+      map32(w, o, nsrc, [s](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { (void)a, (void)b, (void)c; uniform; }); \
+      return;                                                                                                     \
+    }                                                                                                             \
+    map32(w, o, nsrc, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { (void)c; per_lane; });               \
+  }
+VOP_U32_SHIFT(v_lshlrev_b32, 2, 0, return b << s, return b << (a & 31))
+VOP_U32_SHIFT(v_lshrrev_b32, 2, 0, return b >> s, return b >> (a & 31))
+VOP_U32_SHIFT(v_ashrrev_i32, 2, 0, return uint32_t(int32_t(b) >> s), return uint32_t(int32_t(b) >> (a & 31)))
 VOP_U32_2(v_min_u32, return a < b ? a : b)
 VOP_U32_2(v_max_u32, return a > b ? a : b)
 VOP_U32_2(v_min_i32, return int32_t(a) < int32_t(b) ? a : b)
@@ -155,13 +167,13 @@ VOP_U32_3(v_bfe_i32, const unsigned off = b & 31, wd = c & 31;
 VOP_U32_3(v_bfi_b32, return (a & b) | (~a & c))
 VOP_U32_3(v_alignbit_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)))
 VOP_U32_3(v_alignbyte_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))))
-VOP_U32_3(v_lshl_or_b32, return (a << (b & 31)) | c)
+VOP_U32_SHIFT(v_lshl_or_b32, 3, 1, return (a << s) | c, return (a << (b & 31)) | c)
 VOP_U32_3(v_and_or_b32, return (a & b) | c)
 VOP_U32_3(v_or3_b32, return a | b | c)
 VOP_U32_3(v_xor3_b32, return a ^ b ^ c)
 VOP_U32_3(v_add3_u32, return a + b + c)
-VOP_U32_3(v_lshl_add_u32, return (a << (b & 31)) + c)
-VOP_U32_3(v_add_lshl_u32, return (a + b) << (c & 31))
+VOP_U32_SHIFT(v_lshl_add_u32, 3, 1, return (a << s) + c, return (a << (b & 31)) + c)
+VOP_U32_SHIFT(v_add_lshl_u32, 3, 2, return (a + b) << s, return (a + b) << (c & 31))
 VOP_U32_3(v_mad_u32_u24, return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)) + c)
 VOP_U32_3(v_mad_i32_i24, return uint32_t(int64_t(sext24(a)) * sext24(b)) + c)
 VOP_U32_3(v_min3_u32, return std::min({a, b, c}))
@@ -837,21 +849,33 @@ inline auto compare_value(const wave& w, const operand& s, unsigned l) {
   if constexpr (T == cty::u64) return read64(w, s, l);
   if constexpr (T == cty::f64) return f64(mod64(read64(w, s, l), s.mods));
 }
+// Lane results as bytes (a loop the host vectorizes), then eight lanes to eight mask bits with one multiply: byte i
+// of x (0 or 1) lands alone on bit 56 + i of x * 0x0102040810204080 (no two partial products share a bit).
+inline uint32_t mask_of_bytes(const uint8_t* r) {
+  uint32_t m = 0;
+  for (unsigned q = 0; q < wave_lanes / 8; ++q) {
+    uint64_t x;
+    std::memcpy(&x, r + 8 * q, 8);
+    m |= uint32_t((x * 0x0102040810204080ull) >> 56) << (8 * q);
+  }
+  return m;
+}
 template <typename V>
 inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
-  uint32_t m = 0;
+  uint8_t r[wave_lanes];
 #define TP_CMP_ROWS(kind) \
   case kind:                     \
-    for (unsigned l = 0; l < wave_lanes; ++l) m |= uint32_t(compare(kind, a[l], b[l])) << l; \
+    for (unsigned l = 0; l < wave_lanes; ++l) r[l] = uint8_t(compare(kind, a[l], b[l])); \
     break;
   switch (k) {
     TP_CMP_ROWS(c_f) TP_CMP_ROWS(c_lt) TP_CMP_ROWS(c_eq) TP_CMP_ROWS(c_le) TP_CMP_ROWS(c_gt)
     TP_CMP_ROWS(c_lg) TP_CMP_ROWS(c_ge) TP_CMP_ROWS(c_o) TP_CMP_ROWS(c_u) TP_CMP_ROWS(c_nge)
     TP_CMP_ROWS(c_nlg) TP_CMP_ROWS(c_ngt) TP_CMP_ROWS(c_nle) TP_CMP_ROWS(c_neq) TP_CMP_ROWS(c_nlt)
     TP_CMP_ROWS(c_t) TP_CMP_ROWS(c_ne)
+    default: std::memset(r, 0, sizeof r);
   }
 #undef TP_CMP_ROWS
-  return m;
+  return mask_of_bytes(r);
 }
 
 // The 32-bit and 16-bit integer types read each source's row once (its lane_ref and modifiers hoisted out of the lane
