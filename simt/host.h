@@ -60,6 +60,10 @@ struct backend_entry {
   // The most dynamic shared memory one block may use on the device, in bytes (CUDA: the opt-in maximum; HIP:
   // sharedMemPerBlock); null, or 0 returned: no limit known (the CPU emulator has none).
   std::size_t (*shared_bytes_per_block)() = nullptr;
+  // Wall-clock seconds of one-time runtime work inside launches since the last take (tileprobe's simulator: decoding
+  // a code object at the first launch of one of its kernels); null: none is known. A benchmark keeps it out of its
+  // per-launch figures and reports it on its own.
+  double (*take_setup_seconds)() = nullptr;
 };
 inline backend_entry& registered_backend(backend b) {
   static backend_entry entries[3];
@@ -122,6 +126,11 @@ inline std::optional<race_report> take_races(backend b) {
   return f ? f() : std::nullopt;
 }
 
+// See backend_entry::take_setup_seconds; 0 when the backend knows of none.
+inline double take_setup_seconds(backend b) {
+  auto f = detail::registered_backend(b).take_setup_seconds;
+  return f ? f() : 0.0;
+}
 // See backend_entry::shared_bytes_per_block; nullopt: no limit (or no device to ask).
 inline std::optional<std::size_t> shared_bytes_per_block(backend b) {
   auto f = detail::registered_backend(b).shared_bytes_per_block;
@@ -423,7 +432,7 @@ inline std::optional<race_report> hip_take_races() {
 }
 inline const bool gpu_registered = ::tp::detail::register_backend(
     TP_GPU_BACKEND, {&gpu_available, &gpu_description, &hip_unusable, &hip_set_schedule, &hip_take_races,
-                     &gpu_shared_bytes_per_block});
+                     &gpu_shared_bytes_per_block, &tpHipSimTakeLoadSeconds});
   #else
 inline const bool gpu_registered = ::tp::detail::register_backend(
     TP_GPU_BACKEND, {&gpu_available, &gpu_description, nullptr, nullptr, nullptr, &gpu_shared_bytes_per_block});

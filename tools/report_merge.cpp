@@ -69,6 +69,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
     }
     rec.shard = probe::shard_spec{1, 1};
     rec.run_seconds = 0;
+    rec.setup_seconds = 0;
 
     // Each listed case carries its position in the unsharded list (shard i holds the positions p % n == i-1).
     std::vector<std::tuple<std::uint64_t, const run_record*, std::size_t>> placed;
@@ -82,6 +83,7 @@ std::vector<merged_run> merge_reports(const std::vector<loaded_report>& reports)
       m.commands.push_back(r.command);
       unsharded_sizes.insert(r.unsharded_cases);
       rec.run_seconds += r.run_seconds;
+      rec.setup_seconds += r.setup_seconds;
       m.slowest_shard_seconds = std::max(m.slowest_shard_seconds, r.run_seconds);
       for (const auto& [key, value] : r.environment)
         if (key == "hostname") hosts.insert(value);

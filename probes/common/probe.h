@@ -71,6 +71,10 @@ struct backend_hooks {
   // Whether an exception a runner threw is a failure of the machinery (simt's device_error), not of the case: the
   // run stops with exit 3 instead of counting the case as failed.
   std::function<bool(const std::exception&)> internal = {};
+  // Wall-clock seconds of one-time runtime work inside the runners since the last call (tp::take_setup_seconds:
+  // tileprobe's simulator decoding a code object at its first launch); kept out of the variants' seconds and
+  // reported as the run's setup_seconds. Empty: none.
+  std::function<double(std::string_view backend)> setup_seconds = {};
 };
 
 // The common options after parsing; valid inside sources, runners and shrinkers.

@@ -218,6 +218,10 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
     o += fmt::format("  run: {} case runs in {:.3f} s wall clock (case generation, runners and bookkeeping) = {:.0f} "
                      "case runs/s\n",
                      runs, r.run_seconds, r.run_seconds > 0 ? double(runs) / r.run_seconds : 0.0);
+    if (r.setup_seconds > 0)
+      o += fmt::format("  one-time runtime setup inside the runners, not in the variants' seconds above: {:.3f} s "
+                       "(tileprobe's simulator decoding code objects at their first launch)\n",
+                       r.setup_seconds);
   }
 
   o += "\nenvironment\n";
@@ -579,6 +583,7 @@ json to_json(const run_record& r, bool bench) {
   j["unsharded_cases"] = r.unsharded_cases;
   j["command"] = r.command;
   j["run_seconds"] = r.run_seconds;
+  j["setup_seconds"] = r.setup_seconds;
   j["notes"] = r.notes;
   if (!r.bench.empty()) {
     j["bench"] = json::object();
@@ -662,6 +667,7 @@ run_record from_json(const json& j) {
   r.unsharded_cases = get<std::uint64_t>(j, "unsharded_cases", w);
   r.command = get<std::string>(j, "command", w);
   r.run_seconds = j.contains("run_seconds") ? get<double>(j, "run_seconds", w) : 0.0;  // absent before 2026-11-30
+  r.setup_seconds = j.contains("setup_seconds") ? get<double>(j, "setup_seconds", w) : 0.0;  // absent before 2026-12-05
   r.notes = get<std::vector<std::string>>(j, "notes", w);
   if (j.contains("bench"))
     for (const auto& [k, v] : at(j, "bench", w).items()) r.bench[k] = number_from(v, w);

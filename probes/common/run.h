@@ -103,6 +103,8 @@ struct run_record {
   // Wall clock of the run proper: generating the cases, running every batch on every variant and the framework's
   // bookkeeping (not shrinking or reporting). Merged shards add theirs up.
   double run_seconds = 0;
+  // Of which one-time runtime setup inside the runners (backend_hooks::setup_seconds), not in any variant's seconds.
+  double setup_seconds = 0;
   std::vector<std::string> broken;       // filled by evaluate()
   bool as_expected() const { return broken.empty(); }
 };

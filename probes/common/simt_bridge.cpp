@@ -66,6 +66,7 @@ backend_hooks default_backend_hooks() {
 #endif
   h.sanitizer = [] { return tp::cuda::running_under_sanitizer(); };
   h.internal = [](const std::exception& e) { return dynamic_cast<const tp::device_error*>(&e) != nullptr; };
+  h.setup_seconds = [parse](std::string_view b) { return tp::take_setup_seconds(parse(b)); };
   return h;
 }
 #else

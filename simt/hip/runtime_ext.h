@@ -25,4 +25,7 @@ int tpHipSimSetSchedule(int policy, unsigned long long seed, int detect_lds_race
 // counts[0..2] and returns the first few pairs described one per line ('\n'-terminated; valid until the next call
 // from any thread); nullptr when not simulated.
 const char* tpHipSimTakeLdsHazards(unsigned long long counts[3]);
+// On the simulator: wall-clock seconds spent decoding code objects since the last take (each fat binary's once, at
+// the first launch of one of its kernels); 0 when not simulated.
+double tpHipSimTakeLoadSeconds(void);
 }

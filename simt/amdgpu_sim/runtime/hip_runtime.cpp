@@ -279,6 +279,16 @@ const char* tpHipSimTakeLdsHazards(unsigned long long counts[3]) {
 #endif
 }
 
+double tpHipSimTakeLoadSeconds(void) {
+#if TP_HIP_SIM
+  if (!simulating()) return 0;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  return simulated().take_load_seconds();
+#else
+  return 0;
+#endif
+}
+
 // ---- registration ----
 void** __hipRegisterFatBinary(const void* data) {
 #if TP_HIP_SIM

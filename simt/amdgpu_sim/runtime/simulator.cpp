@@ -1,5 +1,7 @@
 #include "simt/amdgpu_sim/runtime/simulator.h"
 
+#include <chrono>
+
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -82,6 +84,17 @@ void simulator::free(uint64_t addr) {
     throw sim_api_error(sim_status::invalid_value, "free of " + hex(addr) + ": not an address hipMalloc returned");
 }
 
+void simulator::load(fatbin& f) {
+  if (f.loaded || !f.load_error.empty() || !f.bundle_error.empty() || f.code.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    f.loaded = load_code_object(f.code);
+  } catch (const std::exception& e) {  // sim_error, or the host out of memory: either is the launch's error
+    f.load_error = e.what();
+  }
+  load_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 code_object& simulator::code_of(fatbin& f, const std::string& kernel) {
   if (!f.bundle_error.empty())
     throw sim_api_error(sim_status::no_binary_for_gpu, "kernel " + kernel + ": its fat binary is unusable: " +
@@ -89,14 +102,10 @@ code_object& simulator::code_of(fatbin& f, const std::string& kernel) {
   if (f.code.empty())
     throw sim_api_error(sim_status::no_binary_for_gpu, "kernel " + kernel + ": this binary has no code object for " +
                                                            arch_ + " (bundle entries: " + join(f.ids) + ")");
-  if (!f.loaded) {
-    try {
-      f.loaded = load_code_object(f.code);
-    } catch (const sim_error& e) {
-      throw sim_api_error(sim_status::launch_failure, "kernel " + kernel + ": loading the " + arch_ +
-                                                          " code object: " + e.what());
-    }
-  }
+  load(f);
+  if (!f.load_error.empty())
+    throw sim_api_error(sim_status::launch_failure, "kernel " + kernel + ": loading the " + arch_ +
+                                                        " code object: " + f.load_error);
   return *f.loaded;
 }
 

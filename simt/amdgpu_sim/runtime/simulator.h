@@ -51,6 +51,10 @@ class simulator {
   // of one of its kernels: registration runs before main, where nothing can be reported well). Returns a handle.
   void* register_fatbin(const void* wrapper);
   void unregister_fatbin(void* handle);
+  // Wall-clock seconds spent decoding code objects (once per fat binary, at the first launch of one of its kernels)
+  // since the last take: the one-time part of a launch, which a probe's --bench figures keep out of its variants'
+  // seconds and report on their own (tpHipSimTakeLoadSeconds).
+  double take_load_seconds() { return std::exchange(load_seconds_, 0.0); }
   // __hipRegisterFunction: the host stub address that hipLaunchKernel receives -> the kernel's symbol.
   void register_function(void* handle, const void* host_stub, const char* device_name);
 
@@ -84,17 +88,20 @@ class simulator {
     std::span<const uint8_t> code;       // the arch's code object (empty: none)
     std::vector<std::string> ids;        // the bundle's entry IDs, for "no code object" messages
     std::unique_ptr<code_object> loaded; // at the first launch
+    std::string load_error;              // decoding failed: reported at every launch of its kernels
   };
   struct function {
     fatbin* bin;
     std::string name;
   };
+  void load(fatbin& f);
   code_object& code_of(fatbin& f, const std::string& kernel);
 
   std::string arch_;
   device_limits limits_;
   device_memory memory_;
   std::vector<std::unique_ptr<fatbin>> fatbins_;
+  double load_seconds_ = 0;
   std::map<const void*, function> functions_;
   wave_schedule schedule_ = wave_schedule::adversarial;
   uint64_t schedule_seed_ = 0;

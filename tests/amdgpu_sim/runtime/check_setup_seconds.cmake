@@ -1,0 +1,56 @@
+cmake_policy(SET CMP0054 NEW)
+# A ck probe's --bench run on tileprobe's AMDGPU simulator: the code-object decode at each variant's first launch is
+# reported as the run's setup_seconds (more than 0: it happened inside the runners) and is not in any variant's
+# seconds (each variant's seconds plus the setup fit in the run's wall clock), and the text report names it.
+#   cmake -DPROBE=<probe exe> -DWORK=<scratch dir> -DSIM=sim:<arch> -P this
+foreach(v PROBE WORK SIM)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check_setup_seconds.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env TILEPROBE_HIP=${SIM} ${PROBE} --backend hip --fuzz 200 --seed 1
+                        --case src=fuzz --no-shrink --bench --report json,text --out ${WORK}/sim
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the run exited ${rc}:\n${out}\n${err}")
+endif()
+file(READ ${WORK}/sim.json json)
+string(JSON setup GET "${json}" setup_seconds)
+string(JSON run GET "${json}" run_seconds)
+if(NOT setup GREATER 0)
+  message(FATAL_ERROR "setup_seconds is ${setup}: the simulator's code-object decode was not reported")
+endif()
+string(JSON n LENGTH "${json}" variants)
+math(EXPR last "${n} - 1")
+# Integer arithmetic only in cmake: compare the sum of the variants' seconds and the setup with run_seconds in
+# microseconds, through a tiny helper (string to integer microseconds).
+function(to_us value out)
+  if(value MATCHES "[eE]-")  # below 1e-4 s: printed with an exponent, well under a microsecond's resolution here
+    set(${out} 0 PARENT_SCOPE)
+    return()
+  endif()
+  string(REGEX MATCH "^([0-9]+)(\\.([0-9]*))?" m "${value}")
+  set(int ${CMAKE_MATCH_1})
+  set(frac "${CMAKE_MATCH_3}000000")
+  string(SUBSTRING "${frac}" 0 6 frac)
+  math(EXPR us "${int} * 1000000 + 1${frac} - 1000000")
+  set(${out} ${us} PARENT_SCOPE)
+endfunction()
+to_us(${setup} total)
+foreach(i RANGE ${last})
+  string(JSON s GET "${json}" variants ${i} seconds)
+  to_us(${s} us)
+  math(EXPR total "${total} + ${us}")
+endforeach()
+to_us(${run} run_us)
+if(total GREATER run_us)
+  message(FATAL_ERROR "the variants' seconds plus setup_seconds (${total} us) exceed run_seconds (${run_us} us): the "
+                      "setup is counted twice")
+endif()
+file(READ ${WORK}/sim.txt text)
+if(NOT text MATCHES "one-time runtime setup inside the runners")
+  message(FATAL_ERROR "the text report does not name the one-time setup:\n${text}")
+endif()
+message(STATUS "setup_seconds ${setup}, run_seconds ${run}")
