@@ -335,6 +335,24 @@ TEST_CASE("Integer SWMMAC and WMMA agree with the dense int64 oracle on the expa
   }
 }
 
+// One call on random registers: every register bit random (NaN, denormal, colliding fields, wrap); rep picks the
+// index_key, both signedness flags and clamp.
+struct random_call {
+  isa::wave_regs a, b, c, ix;
+  isa::modifiers m;
+};
+random_call random_call_of(instr in, unsigned rep, std::mt19937_64& rng) {
+  const auto& f = isa::info(in);
+  random_call x{isa::make_a_regs(in), isa::make_b_regs(in), isa::make_d_regs(in), isa::make_index_regs(in), {}};
+  for (isa::wave_regs* r : {&x.a, &x.b, &x.c, &x.ix})
+    for (auto& w : r->words()) w = std::uint32_t(rng());
+  x.m.index_key = f.sparse ? unsigned(rep % f.index_keys) : 0u;
+  x.m.a_signed = rep & 1u;
+  x.m.b_signed = rep & 2u;
+  x.m.clamp = is_integer(f.d) && f.target != isa::arch::gfx9 && (rep & 4u);
+  return x;
+}
+
 TEST_CASE("execute() equals its definition read -> execute_sparse/dense -> place on random registers", "[isa][model]") {
   // execute() computes from per-instruction tables (speed); execute_by_parts spells the definition. Every register
   // bit random (NaN, denormal, colliding fields, wrap), every legal index_key, both signedness flags and clamp.
@@ -344,17 +362,9 @@ TEST_CASE("execute() equals its definition read -> execute_sparse/dense -> place
     std::mt19937_64 rng(seed);
     INFO(f.name << " seed " << seed);
     for (unsigned rep = 0; rep < 24; ++rep) {
-      isa::wave_regs a = isa::make_a_regs(in), b = isa::make_b_regs(in), c = isa::make_d_regs(in),
-                     ix = isa::make_index_regs(in);
-      for (isa::wave_regs* r : {&a, &b, &c, &ix})
-        for (auto& w : r->words()) w = std::uint32_t(rng());
-      isa::modifiers m;
-      m.index_key = f.sparse ? unsigned(rep % f.index_keys) : 0u;
-      m.a_signed = rep & 1u;
-      m.b_signed = rep & 2u;
-      m.clamp = is_integer(f.d) && f.target != isa::arch::gfx9 && (rep & 4u);
+      const random_call x = random_call_of(in, rep, rng);
       INFO("rep " << rep);
-      CHECK(isa::execute(in, a, b, c, ix, m) == isa::execute_by_parts(in, a, b, c, ix, m));
+      CHECK(isa::execute(in, x.a, x.b, x.c, x.ix, x.m) == isa::execute_by_parts(in, x.a, x.b, x.c, x.ix, x.m));
     }
   }
 }
@@ -374,20 +384,12 @@ TEST_CASE("execute_rows() on register-major operands equals execute() on the sam
     std::mt19937_64 rng(seed);
     INFO(f.name << " seed " << seed);
     for (unsigned rep = 0; rep < 24; ++rep) {
-      isa::wave_regs a = isa::make_a_regs(in), b = isa::make_b_regs(in), c = isa::make_d_regs(in),
-                     ix = isa::make_index_regs(in);
-      for (isa::wave_regs* r : {&a, &b, &c, &ix})
-        for (auto& w : r->words()) w = std::uint32_t(rng());
-      isa::modifiers m;
-      m.index_key = f.sparse ? unsigned(rep % f.index_keys) : 0u;
-      m.a_signed = rep & 1u;
-      m.b_signed = rep & 2u;
-      m.clamp = is_integer(f.d) && f.target != isa::arch::gfx9 && (rep & 4u);
+      const random_call x = random_call_of(in, rep, rng);
       INFO("rep " << rep);
-      const auto ar = rows_of(a), br = rows_of(b), cr = rows_of(c), ir = rows_of(ix);
+      const auto ar = rows_of(x.a), br = rows_of(x.b), cr = rows_of(x.c), ir = rows_of(x.ix);
       std::vector<std::uint32_t> dr(cr.size(), 0xdeadbeefu);
-      isa::execute_rows(in, ar.data(), br.data(), cr.data(), ir.data(), m, dr.data());
-      CHECK(dr == rows_of(isa::execute(in, a, b, c, ix, m)));
+      isa::execute_rows(in, ar.data(), br.data(), cr.data(), ir.data(), x.m, dr.data());
+      CHECK(dr == rows_of(isa::execute(in, x.a, x.b, x.c, x.ix, x.m)));
     }
   }
 }
