@@ -4,7 +4,6 @@
 // semantics_salu.cpp), lanes are processed in ascending order (the set bits of EXEC, lowest first), and every global access goes through global_memory so
 // the runtime checks it against its allocations. LDS and private accesses outside their segments stop the dispatch
 // (hardware would drop or zero them silently: a check the hardware cannot give).
-#include <array>
 #include <bit>
 #include <cstring>
 #include <deque>
@@ -279,11 +278,6 @@ inline uint8_t* lds_lane(wave& w, const op& o, uint32_t addr, uint32_t bytes, bo
 // template argument (1, 2, 4, 8, 16 bytes, no sign-extension or d16 flags) deliver()/fetch() reduce to fixed-size
 // copies. The same accesses, checks and lane order as the general loop below (DS loads and stores were ~9% of a ck
 // fuzz loop's simulator time).
-inline constexpr auto lane_bit = [] {
-  std::array<uint32_t, wave_lanes> b{};
-  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
-  return b;
-}();
 template <uint32_t WD, bool Store>
 void ds_plain(wave& w, const op& o) {
   constexpr uint32_t bytes = WD & 0xffu;
@@ -302,7 +296,7 @@ void ds_plain(wave& w, const op& o) {
   for (unsigned l = 0; l < wave_lanes; ++l) {
     addr[l] = va[l] + off;
     const int32_t x = int32_t(addr[l]);
-    bad |= (e & lane_bit[l]) & (0u - uint32_t((x < 0) | (x > lim)));
+    bad |= (e & lane_bits[l]) & (0u - uint32_t((x < 0) | (x > lim)));
   }
   uint8_t* const lds = w.wg->lds.data();
   if (bad == 0) [[likely]] {

@@ -68,11 +68,6 @@ inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fma
 // Lane loops the host compiler vectorizes: a source is a VGPR row (stride 1) or one value for every lane (an SGPR or
 // a constant, stride 0), and the stride is a template argument chosen per execution from the operands; the results go
 // to a local row first (no aliasing with the sources), then to the lanes EXEC selects.
-inline constexpr auto lane_bits = [] {
-  std::array<uint32_t, wave_lanes> b{};
-  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
-  return b;
-}();
 template <unsigned SA, unsigned SB, unsigned SC, typename F>
 inline void map32_strided(uint32_t* d, uint32_t e, const uint32_t* a, const uint32_t* b, const uint32_t* c, F f) {
   uint32_t r[wave_lanes];

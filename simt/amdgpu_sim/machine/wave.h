@@ -2,6 +2,7 @@
 // the barrier, global memory), plus the helpers every semantic handler uses to read operands lane by lane.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,14 @@
 namespace tp::amdgpu_sim::machine {
 
 inline constexpr unsigned wave_lanes = 32;
+
+// Bit l of an EXEC-style lane mask, per lane: `mask & lane_bits[l]` over a row is a loop the host vectorizes (a
+// per-lane shift `mask >> l` is not, before AVX2).
+inline constexpr auto lane_bits = [] {
+  std::array<uint32_t, wave_lanes> b{};
+  for (unsigned l = 0; l < wave_lanes; ++l) b[l] = 1u << l;
+  return b;
+}();
 
 // Flat-address apertures (RDNA4 ISA guide §10.1 "Flat memory instructions": an address whose high 32 bits equal
 // src_shared_base / src_private_base goes to LDS / scratch). The values are ours; the compiled code reads them from
