@@ -293,7 +293,8 @@ struct plan {
   std::vector<std::uint16_t> d_word;            // [i * n + j]: the word of C/D element (i, j) (32-bit elements)
 };
 
-// Every word of an operand, each field of the element width, mapped to the element reading it first.
+// Every field (of the element width) of an operand's words, mapped to the element loc_of places there (its first
+// replica's place: read_dense_a / read_b read that one); every other field, to the sink slot.
 template <class Loc>
 std::vector<std::uint16_t> by_word(unsigned words, unsigned width, unsigned vgprs, unsigned wave, order o,
                                    std::size_t elements, Loc loc_of) {
