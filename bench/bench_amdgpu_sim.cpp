@@ -35,7 +35,7 @@
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/program.h"
 #include "simt/amdgpu_sim/machine/schedule.h"
-#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
 #include "tests/amdgpu_sim/machine/harness.h"
 
 using namespace tp::amdgpu_sim;

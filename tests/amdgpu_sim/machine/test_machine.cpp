@@ -31,7 +31,7 @@ const std::vector<uint8_t>& test_object() {
   static const std::vector<uint8_t> bytes = tp::amdgpu_sim::test::read_file(TP_SIM_TEST_KERNELS);
   return bytes;
 }
-std::unique_ptr<code_object> load() { return load_code_object(test_object()); }
+tp::amdgpu_sim::test::loaded_object load() { return tp::amdgpu_sim::test::load(test_object()); }
 
 // Seeded inputs with the edge values every run includes.
 std::vector<uint32_t> int_inputs(std::size_t n, uint64_t seed) {
