@@ -344,7 +344,7 @@ constexpr instruction table[] = {
     // ---- SMEM: 1 to 16 dwords from sbase + offset ----
     decl("s_load_b32", s_load<1>, smem).srcs(ty::b64),
     decl("s_load_b64", s_load<2>, smem).srcs(ty::b64),
-    decl("s_load_b96", s_load<3>, smem).srcs(ty::b64),
+    decl("s_load_b96", s_load<3>, smem).srcs(ty::b64).only(on_gfx12),
     decl("s_load_b128", s_load<4>, smem).srcs(ty::b64),
     decl("s_load_b256", s_load<8>, smem).srcs(ty::b64),
     decl("s_load_b512", s_load<16>, smem).srcs(ty::b64),

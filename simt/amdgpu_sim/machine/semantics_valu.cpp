@@ -381,11 +381,6 @@ void mad_co_64(wave& w, const op& o) {
   }
   write_mask(w, o.dst[1], carry);
 }
-void v_mad_nc_u64_u32(wave& w, const op& o) {  // gfx12: no carry-out
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return uint64_t(A[l]) * B[l] + read64(w, o.src[2], l); });
-}
-
 // ---- 64-bit integer shifts: D = S1 (64-bit) shifted by S0[5:0] ----
 template <class F>
 void run_shift64(wave& w, const op& o) {
@@ -394,6 +389,8 @@ void run_shift64(wave& w, const op& o) {
 }
 template <class F>
 constexpr handler shift64(F) { return &run_shift64<F>; }
+
+void v_illegal(wave& w, const op& o) { fail(w, o, "illegal instruction (v_illegal)"); }
 
 // ---- cross-lane ---------------------------------------------------------------------------------------------------
 // v_readfirstlane_b32 sD, vS: the first active lane's value (lane 0 when EXEC is 0).
@@ -823,21 +820,26 @@ void v_cmp_class_f32(wave& w, const op& o) {
 }
 
 using enum guide_section;
-// The kinds each type's compares have (the integer types have no NaN kinds, the float types no ne), and the
-// operand type of each compared type.
-#define TP_VOPC_INT_KINDS(X, T, OT) X(f, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(ne, T, OT) \
-  X(ge, T, OT) X(t, T, OT)
-#define TP_VOPC_FLOAT_KINDS(X, T, OT) X(f, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(lg, T, OT) \
-  X(ge, T, OT) X(o, T, OT) X(u, T, OT) X(nge, T, OT) X(nlg, T, OT) X(ngt, T, OT) X(nle, T, OT) X(neq, T, OT)          \
-  X(nlt, T, OT) X(t, T, OT)
+// The kinds each type's compares have (the integer types have no NaN kinds, the float types no ne), and the operand
+// type of each compared type. The always-false and always-true kinds (f, t) are gfx11's only (gfx12 dropped them), and
+// gfx11 has them for the 32- and 64-bit types and f16 alone.
+#define TP_VOPC_INT_KINDS(X, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(ne, T, OT) X(ge, T, OT)
+#define TP_VOPC_FLOAT_KINDS(X, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(lg, T, OT) X(ge, T, OT) \
+  X(o, T, OT) X(u, T, OT) X(nge, T, OT) X(nlg, T, OT) X(ngt, T, OT) X(nle, T, OT) X(neq, T, OT) X(nlt, T, OT)
 #define TP_VOPC_TYPES(X)                                                                                              \
   TP_VOPC_INT_KINDS(X, i16, b16) TP_VOPC_INT_KINDS(X, u16, b16) TP_VOPC_FLOAT_KINDS(X, f16, f16)                     \
   TP_VOPC_INT_KINDS(X, i32, b32) TP_VOPC_INT_KINDS(X, u32, b32) TP_VOPC_FLOAT_KINDS(X, f32, f32)                     \
   TP_VOPC_INT_KINDS(X, i64, b64) TP_VOPC_INT_KINDS(X, u64, b64) TP_VOPC_FLOAT_KINDS(X, f64, f64)
+#define TP_VOPC_GFX11_CONSTANT_TYPES(X)                                                                               \
+  X(f, f16, f16) X(t, f16, f16) X(f, i32, b32) X(t, i32, b32) X(f, u32, b32) X(t, u32, b32) X(f, f32, f32)           \
+  X(t, f32, f32) X(f, i64, b64) X(t, i64, b64) X(f, u64, b64) X(t, u64, b64) X(f, f64, f64) X(t, f64, f64)
 // v_cmp_<kind>_<type> writes the lane mask to its SGPR destination (VCC in the VOP1-style encoding); v_cmpx_ to EXEC.
 #define TP_VOPC_ROWS(kind, T, OT)                                                                  \
-  decl("v_cmp_" #kind "_" #T, v_cmp<cty::T, c_##kind>, vopc).srcs(ty::OT, ty::OT),                         \
+  decl("v_cmp_" #kind "_" #T, v_cmp<cty::T, c_##kind>, vopc).srcs(ty::OT, ty::OT),                 \
   decl("v_cmpx_" #kind "_" #T, v_cmpx<cty::T, c_##kind>, vopc).dsts(0).srcs(ty::OT, ty::OT),
+#define TP_VOPC_GFX11_ROWS(kind, T, OT)                                                            \
+  decl("v_cmp_" #kind "_" #T, v_cmp<cty::T, c_##kind>, vopc).srcs(ty::OT, ty::OT).only(on_gfx11),  \
+  decl("v_cmpx_" #kind "_" #T, v_cmpx<cty::T, c_##kind>, vopc).dsts(0).srcs(ty::OT, ty::OT).only(on_gfx11),
 
 constexpr instruction table[] = {
     // ---- moves, bit manipulation ----
@@ -865,6 +867,9 @@ constexpr instruction table[] = {
     decl("v_cvt_u32_f64", from_f64([](double a) { return cvt_u32(a); }), vop1).srcs(ty::f64),
     decl("v_cvt_i32_f64", from_f64([](double a) { return uint32_t(cvt_i32(a)); }), vop1).srcs(ty::f64),
     decl("v_readfirstlane_b32", v_readfirstlane_b32, vop1),
+    // The all-zero word: what pads .text between kernels. Executing it is an illegal-instruction exception; without a
+    // trap handler the dispatch stops.
+    decl("v_illegal", v_illegal, vop1).dsts(0),
     decl("v_movrels_b32", v_movrels_b32, vop1),
     decl("v_movreld_b32", v_movreld_b32, vop1),
     decl("v_movrelsd_b32", v_movrelsd_b32, vop1),
@@ -943,7 +948,6 @@ constexpr instruction table[] = {
     decl("v_subrev_co_ci_u32", add_co_ci<k_subrev>, vop2).dsts(2),
     decl("v_mad_co_u64_u32", mad_co_64<false>, vop3).dsts(2).srcs(ty::b32, ty::b32, ty::b64).gfx11("v_mad_u64_u32"),
     decl("v_mad_co_i64_i32", mad_co_64<true>, vop3).dsts(2).srcs(ty::b32, ty::b32, ty::b64).gfx11("v_mad_i64_i32"),
-    decl("v_mad_nc_u64_u32", v_mad_nc_u64_u32, vop3).srcs(ty::b32, ty::b32, ty::b64).only(on_gfx12),
     // 64-bit shifts: D = S1 (64-bit) shifted by S0[5:0].
     decl("v_lshlrev_b64", shift64([](uint64_t v, uint32_t s) { return v << s; }), vop2).srcs(ty::b32, ty::b64).rdna3(vop3),
     decl("v_lshrrev_b64", shift64([](uint64_t v, uint32_t s) { return v >> s; }), vop3).srcs(ty::b32, ty::b64),
@@ -1026,7 +1030,10 @@ constexpr instruction table[] = {
 
     // ---- VOPC ----
     TP_VOPC_TYPES(TP_VOPC_ROWS)
+    TP_VOPC_GFX11_CONSTANT_TYPES(TP_VOPC_GFX11_ROWS)
 };
+#undef TP_VOPC_GFX11_ROWS
+#undef TP_VOPC_GFX11_CONSTANT_TYPES
 #undef TP_VOPC_ROWS
 #undef TP_VOPC_TYPES
 #undef TP_VOPC_FLOAT_KINDS

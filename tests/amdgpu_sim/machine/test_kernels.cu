@@ -6,6 +6,7 @@
 #include "simt/simt.h"
 #include "kernels/mma/wave_ops.cuh"
 #include "tests/amdgpu_sim/machine/alu_ops.h"
+#include "tests/amdgpu_sim/machine/isa_cases.h"
 #include "tests/simt/gpu/simt_kernels.cuh"
 
 namespace tp_sim_machine_test {
@@ -108,6 +109,285 @@ TP_GLOBAL void div_helpers(tp::gmem<float> in, tp::gmem<float> out, uint32_t n) 
 TP_GLOBAL void reaches_unimplemented(tp::gmem<uint32_t> out) {
   out.st(tp::thread_idx(), 1);
   out.st(tp::thread_idx() + 32, __builtin_amdgcn_s_getreg((31 << 11) | 1));
+}
+
+// Every VOPC case of isa_cases.h, one wave: lane l compares a[l] with b[l] (the operand in the word's low bits);
+// out[2k] is case k's v_cmp lane mask (written to an SGPR), out[2k + 1] EXEC after its v_cmpx (saved and restored
+// around it).
+#define TP_VOPC_OPERANDS_16 const uint32_t x = uint32_t(av), y = uint32_t(bv);
+#define TP_VOPC_OPERANDS_32 const uint32_t x = uint32_t(av), y = uint32_t(bv);
+#define TP_VOPC_OPERANDS_64 const uint64_t x = av, y = bv;
+#define TP_VOPC_CASE(sfx, T, bits, kind, expr)                                                               \
+  {                                                                                                          \
+    TP_VOPC_OPERANDS_##bits uint32_t mask, exec, saved;                                                      \
+    asm volatile("v_cmp_" #kind "_" #sfx " %0, %1, %2" : "=s"(mask) : "v"(x), "v"(y));                       \
+    asm volatile("s_mov_b32 %0, exec_lo\n\tv_cmpx_" #kind "_" #sfx " %2, %3\n\ts_mov_b32 %1, exec_lo\n\t"    \
+                 "s_mov_b32 exec_lo, %0"                                                                     \
+                 : "=&s"(saved), "=&s"(exec)                                                                 \
+                 : "v"(x), "v"(y));                                                                          \
+    if (l == 0) {                                                                                            \
+      out.st(2 * k, mask);                                                                                   \
+      out.st(2 * k + 1, exec);                                                                               \
+    }                                                                                                        \
+    ++k;                                                                                                     \
+  }
+#define TP_VOPC_TYPE(sfx, T, bits, KINDS) KINDS(TP_VOPC_CASE, sfx, T, bits)
+TP_GLOBAL void vopc_cases(tp::gmem<uint64_t> a, tp::gmem<uint64_t> b, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint64_t av = a.ld(l), bv = b.ld(l);
+  unsigned k = 0;
+  TP_SIM_VOPC_CASES(TP_VOPC_TYPE)
+}
+#undef TP_VOPC_TYPE
+#undef TP_VOPC_CASE
+
+// ---- loads and stores of every form (isa_cases.h) ----
+// The destination or data registers of a form: 1 to 4 consecutive VGPRs. Three go through fixed registers (v40-v42),
+// one operand each: clang-19 hands a 3-element vector operand to the asm in registers it never filled. The asm text of
+// a form's registers is TP_REGS_TEXT_<n>, its operands TP_REGS_<n>(r) (in-out: a d16 load keeps the other half), and
+// the first operand after them is TP_AFTER_REGS_<n>.
+typedef uint32_t tp_reg1;
+typedef uint64_t tp_reg2;
+struct tp_reg3 {
+  uint32_t w[3];
+};
+typedef uint32_t tp_reg4 __attribute__((ext_vector_type(4)));
+#define TP_REGS_TEXT_1 "%0"
+#define TP_REGS_TEXT_2 "%0"
+#define TP_REGS_TEXT_3 "v[40:42]"
+#define TP_REGS_TEXT_4 "%0"
+#define TP_REGS_1(r) "+v"(r)
+#define TP_REGS_2(r) "+v"(r)
+#define TP_REGS_3(r) "+{v40}"(r.w[0]), "+{v41}"(r.w[1]), "+{v42}"(r.w[2])
+#define TP_REGS_4(r) "+v"(r)
+#define TP_AFTER_REGS_1 "%1"
+#define TP_AFTER_REGS_2 "%1"
+#define TP_AFTER_REGS_3 "%3"
+#define TP_AFTER_REGS_4 "%1"
+TP_DEVICE uint32_t tp_word(tp_reg1 r, unsigned) { return r; }
+TP_DEVICE uint32_t tp_word(tp_reg2 r, unsigned d) { return uint32_t(r >> (32 * d)); }
+TP_DEVICE uint32_t tp_word(tp_reg3 r, unsigned d) { return r.w[d]; }
+TP_DEVICE uint32_t tp_word(tp_reg4 r, unsigned d) { return r[d]; }
+template <class R>
+TP_DEVICE R tp_data(unsigned l) {
+  R r{};
+  if constexpr (sizeof(R) == 4) r = tp_sim_data_word(l, 0);
+  else if constexpr (sizeof(R) == 8) r = uint64_t(tp_sim_data_word(l, 0)) | (uint64_t(tp_sim_data_word(l, 1)) << 32);
+  else if constexpr (sizeof(R) == 12)
+    for (unsigned d = 0; d < 3; ++d) r.w[d] = tp_sim_data_word(l, d);
+  else
+    for (unsigned d = 0; d < 4; ++d) r[d] = tp_sim_data_word(l, d);
+  return r;
+}
+// A load's registers, case k, lane l: out[(k * 32 + l) * 4 + d].
+template <class R>
+TP_DEVICE void tp_put(tp::gmem<uint32_t> out, unsigned k, unsigned l, R r) {
+  for (unsigned d = 0; d < 4; ++d) out.st((k * 32 + l) * 4 + d, d * 4 < sizeof(R) ? tp_word(r, d) : 0u);
+}
+// The memory counters a load or store waits on (gfx12 splits them by kind).
+#if defined(__gfx1100__)
+  #define TP_WAIT_LOADS "s_waitcnt vmcnt(0)"
+  #define TP_WAIT_STORES "s_waitcnt_vscnt null, 0x0"
+  #define TP_WAIT_LDS "s_waitcnt lgkmcnt(0)"
+#else
+  #define TP_WAIT_LOADS "s_wait_loadcnt 0x0"
+  #define TP_WAIT_STORES "s_wait_storecnt 0x0"
+  #define TP_WAIT_LDS "s_wait_dscnt 0x0"
+#endif
+template <class T>
+TP_DEVICE uint32_t tp_private_offset(T* p) {  // a generic pointer to a private variable -> its scratch offset
+  return uint32_t(uintptr_t((__attribute__((address_space(5))) T*)p));
+}
+template <class T>
+TP_DEVICE uint32_t tp_lds_offset(T* p) {
+  return uint32_t(uintptr_t((__attribute__((address_space(3))) T*)p));
+}
+
+// Global, flat (to global memory) and scratch loads from lane l's slot of `in` (copied to the lane's private memory for
+// scratch), one case per form and space, in TP_SIM_VMEM_LOADS order: global, then flat, then scratch.
+TP_GLOBAL void vmem_loads(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint64_t at = uint64_t(in.p) + TP_SIM_MEM_SLOT * l + TP_SIM_MEM_AT;
+  uint32_t priv[TP_SIM_MEM_SLOT / 4];
+  for (unsigned i = 0; i < TP_SIM_MEM_SLOT / 4; ++i) priv[i] = in.ld(TP_SIM_MEM_SLOT / 4 * l + i);
+  const uint32_t pat = tp_private_offset(priv) + TP_SIM_MEM_AT;
+  unsigned k = 0;
+#define TP_LOAD(space, addr, tail, sfx, regs, bytes, kind)                                                     \
+  {                                                                                                            \
+    tp_reg##regs r = tp_data<tp_reg##regs>(l);                                                                 \
+    asm volatile(#space "_load_" #sfx " " TP_REGS_TEXT_##regs ", " TP_AFTER_REGS_##regs tail "\n\t" TP_WAIT_LOADS \
+                 : TP_REGS_##regs(r) : "v"(addr) : "memory");                                                  \
+    tp_put(out, k++, l, r);                                                                                    \
+  }
+#define TP_GLOBAL_LOAD(sfx, regs, bytes, kind) TP_LOAD(global, at, ", off", sfx, regs, bytes, kind)
+#define TP_FLAT_LOAD(sfx, regs, bytes, kind) TP_LOAD(flat, at, "", sfx, regs, bytes, kind)
+#define TP_SCRATCH_LOAD(sfx, regs, bytes, kind) TP_LOAD(scratch, pat, ", off", sfx, regs, bytes, kind)
+  TP_SIM_VMEM_LOADS(TP_GLOBAL_LOAD)
+  TP_SIM_VMEM_LOADS(TP_FLAT_LOAD)
+  TP_SIM_VMEM_LOADS(TP_SCRATCH_LOAD)
+#undef TP_SCRATCH_LOAD
+#undef TP_FLAT_LOAD
+#undef TP_GLOBAL_LOAD
+#undef TP_LOAD
+}
+
+// Global, flat and scratch stores of lane l's data registers into its slot of case k, slots + (k * 32 + l) * 8 words
+// (never written before; the scratch slot is zeroed, stored to and copied there).
+TP_GLOBAL void vmem_stores(tp::gmem<uint32_t> slots) {
+  const unsigned l = tp::thread_idx();
+  unsigned k = 0;
+  uint32_t priv[TP_SIM_MEM_SLOT / 4];
+  const uint32_t pat = tp_private_offset(priv) + TP_SIM_MEM_AT;
+  const auto slot = [&](unsigned c) { return slots + (c * 32 + l) * (TP_SIM_MEM_SLOT / 4); };
+#define TP_STORE(space, addr, tail, sfx, regs, bytes, kind)                                                    \
+  {                                                                                                            \
+    tp_reg##regs r = tp_data<tp_reg##regs>(l);                                                                 \
+    asm volatile(#space "_store_" #sfx " " TP_AFTER_REGS_##regs ", " TP_REGS_TEXT_##regs tail "\n\t" TP_WAIT_STORES \
+                 : TP_REGS_##regs(r) : "v"(addr) : "memory");                                                  \
+    ++k;                                                                                                       \
+  }
+#define TP_GLOBAL_STORE(sfx, regs, bytes, kind) \
+  TP_STORE(global, uint64_t(slot(k).p) + TP_SIM_MEM_AT, ", off", sfx, regs, bytes, kind)
+#define TP_FLAT_STORE(sfx, regs, bytes, kind) TP_STORE(flat, uint64_t(slot(k).p) + TP_SIM_MEM_AT, "", sfx, regs, bytes, kind)
+#define TP_SCRATCH_STORE(sfx, regs, bytes, kind)                                          \
+  for (unsigned i = 0; i < TP_SIM_MEM_SLOT / 4; ++i) priv[i] = 0;                         \
+  TP_STORE(scratch, pat, ", off", sfx, regs, bytes, kind)                                 \
+  for (unsigned i = 0; i < TP_SIM_MEM_SLOT / 4; ++i) slot(k - 1).st(i, priv[i]);
+  TP_SIM_VMEM_STORES(TP_GLOBAL_STORE)
+  TP_SIM_VMEM_STORES(TP_FLAT_STORE)
+  TP_SIM_VMEM_STORES(TP_SCRATCH_STORE)
+#undef TP_SCRATCH_STORE
+#undef TP_FLAT_STORE
+#undef TP_GLOBAL_STORE
+#undef TP_STORE
+}
+
+// DS loads of every form from lane l's LDS slot (filled from `in`): out[(k * 32 + l) * 4 + d] (TP_SIM_DS_LOADS
+// order); then DS stores into the slot (zeroed first), read back: slots[(k * 32 + l) * 8 + w] (TP_SIM_DS_STORES order).
+TP_GLOBAL void ds_forms(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out, tp::gmem<uint32_t> slots) {
+  TP_SHARED(uint32_t, lds, 32 * TP_SIM_MEM_SLOT / 4);
+  const unsigned l = tp::thread_idx(), words = TP_SIM_MEM_SLOT / 4;
+  for (unsigned i = 0; i < words; ++i) lds.st(words * l + i, in.ld(words * l + i));
+  const uint32_t at = tp_lds_offset(lds.p + words * l) + TP_SIM_MEM_AT;
+  unsigned k = 0;
+#define TP_DS_LOAD(sfx, regs, bytes, kind)                                                                     \
+  {                                                                                                            \
+    tp_reg##regs r = tp_data<tp_reg##regs>(l);                                                                 \
+    asm volatile("ds_load_" #sfx " " TP_REGS_TEXT_##regs ", " TP_AFTER_REGS_##regs "\n\t" TP_WAIT_LDS             \
+                 : TP_REGS_##regs(r) : "v"(at) : "memory");                                                    \
+    tp_put(out, k++, l, r);                                                                                    \
+  }
+  TP_SIM_DS_LOADS(TP_DS_LOAD)
+#undef TP_DS_LOAD
+  k = 0;
+#define TP_DS_STORE(sfx, regs, bytes, kind)                                                                    \
+  {                                                                                                            \
+    for (unsigned i = 0; i < words; ++i) lds.st(words * l + i, 0);                                             \
+    tp_reg##regs r = tp_data<tp_reg##regs>(l);                                                                 \
+    asm volatile("ds_store_" #sfx " " TP_AFTER_REGS_##regs ", " TP_REGS_TEXT_##regs "\n\t" TP_WAIT_LDS            \
+                 : TP_REGS_##regs(r) : "v"(at) : "memory");                                                    \
+    for (unsigned i = 0; i < words; ++i) slots.st((k * 32 + l) * words + i, lds.ld(words * l + i));            \
+    ++k;                                                                                                       \
+  }
+  TP_SIM_DS_STORES(TP_DS_STORE)
+#undef TP_DS_STORE
+}
+
+// The two-address DS forms: two elements at the lane's slot + offset0 and + offset1 elements (the stride64 forms:
+// 64 elements apart, into a second region of the LDS, so no two lanes touch one byte). out[l * 24 + ...]: the b32
+// pair, the b64 pair, the stride64 b32 pair, the stride64 b64 pair (2 + 4 + 2 + 4 words); then the same four stores'
+// elements read back (12 words).
+TP_GLOBAL void ds_two_address(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  TP_SHARED(uint32_t, lds, 2 * 32 * TP_SIM_MEM_SLOT / 4);
+  const unsigned l = tp::thread_idx(), words = TP_SIM_MEM_SLOT / 4, far = 32 * words;
+  for (unsigned i = 0; i < words; ++i) {
+    lds.st(words * l + i, in.ld(words * l + i));
+    lds.st(far + words * l + i, ~in.ld(words * l + i));
+  }
+  const uint32_t at = tp_lds_offset(lds.p + words * l);
+  tp_reg2 a;
+  tp_reg4 b, d;
+  tp_reg2 c;
+  asm volatile("ds_load_2addr_b32 %0, %1 offset0:1 offset1:3\n\t" TP_WAIT_LDS : "=v"(a) : "v"(at) : "memory");
+  asm volatile("ds_load_2addr_b64 %0, %1 offset0:1 offset1:2\n\t" TP_WAIT_LDS : "=v"(b) : "v"(at) : "memory");
+  asm volatile("ds_load_2addr_stride64_b32 %0, %1 offset0:0 offset1:4\n\t" TP_WAIT_LDS : "=v"(c) : "v"(at) : "memory");
+  asm volatile("ds_load_2addr_stride64_b64 %0, %1 offset0:0 offset1:2\n\t" TP_WAIT_LDS : "=v"(d) : "v"(at) : "memory");
+  unsigned o = l * 24;
+  for (unsigned w = 0; w < 2; ++w) out.st(o++, tp_word(a, w));
+  for (unsigned w = 0; w < 4; ++w) out.st(o++, tp_word(b, w));
+  for (unsigned w = 0; w < 2; ++w) out.st(o++, tp_word(c, w));
+  for (unsigned w = 0; w < 4; ++w) out.st(o++, tp_word(d, w));
+  const uint32_t x = tp_sim_data_word(l, 0), y = tp_sim_data_word(l, 1);
+  const uint64_t x2 = uint64_t(tp_sim_data_word(l, 2)) | uint64_t(tp_sim_data_word(l, 3)) << 32, y2 = ~x2;
+  asm volatile("ds_store_2addr_b32 %0, %1, %2 offset0:1 offset1:3\n\t" TP_WAIT_LDS : : "v"(at), "v"(x), "v"(y) : "memory");
+  out.st(o++, lds.ld(words * l + 1));
+  out.st(o++, lds.ld(words * l + 3));
+  asm volatile("ds_store_2addr_b64 %0, %1, %2 offset0:1 offset1:2\n\t" TP_WAIT_LDS : : "v"(at), "v"(x2), "v"(y2) : "memory");
+  for (unsigned w = 2; w < 6; ++w) out.st(o++, lds.ld(words * l + w));
+  asm volatile("ds_store_2addr_stride64_b32 %0, %1, %2 offset0:0 offset1:4\n\t" TP_WAIT_LDS : : "v"(at), "v"(y), "v"(x) : "memory");
+  out.st(o++, lds.ld(words * l));
+  out.st(o++, lds.ld(far + words * l));
+  asm volatile("ds_store_2addr_stride64_b64 %0, %1, %2 offset0:0 offset1:2\n\t" TP_WAIT_LDS : : "v"(at), "v"(y2), "v"(x2) : "memory");
+  for (unsigned w = 0; w < 2; ++w) out.st(o++, lds.ld(words * l + w));
+  for (unsigned w = 0; w < 2; ++w) out.st(o++, lds.ld(far + words * l + w));
+}
+
+// The LDS atomics, each lane on its own word (initially in[l]) with data tp_sim_data_word(l, 0): per atomic of
+// TP_SIM_DS_ATOMICS, out[(k * 32 + l) * 3 + ...] = the word after ds_<op>_<type>, the old word ds_<op>_rtn_<type>
+// returned and the word after it; then ds_storexchg_rtn_b32's returned and stored words.
+TP_GLOBAL void ds_atomics(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  TP_SHARED(uint32_t, lds, 32);
+  const unsigned l = tp::thread_idx();
+  const uint32_t at = tp_lds_offset(lds.p + l), v = tp_sim_data_word(l, 0);
+  unsigned k = 0;
+#define TP_DS_ATOMIC(op, type, expr)                                                                            \
+  {                                                                                                             \
+    uint32_t old;                                                                                               \
+    lds.st(l, in.ld(l));                                                                                        \
+    asm volatile("ds_" #op "_" #type " %0, %1\n\t" TP_WAIT_LDS : : "v"(at), "v"(v) : "memory");                 \
+    out.st((k * 32 + l) * 3, lds.ld(l));                                                                        \
+    lds.st(l, in.ld(l));                                                                                        \
+    asm volatile("ds_" #op "_rtn_" #type " %0, %1, %2\n\t" TP_WAIT_LDS : "=v"(old) : "v"(at), "v"(v) : "memory"); \
+    out.st((k * 32 + l) * 3 + 1, old);                                                                          \
+    out.st((k * 32 + l) * 3 + 2, lds.ld(l));                                                                    \
+    ++k;                                                                                                        \
+  }
+  TP_SIM_DS_ATOMICS(TP_DS_ATOMIC)
+#undef TP_DS_ATOMIC
+  uint32_t old;
+  lds.st(l, in.ld(l));
+  asm volatile("ds_storexchg_rtn_b32 %0, %1, %2\n\t" TP_WAIT_LDS : "=v"(old) : "v"(at), "v"(v) : "memory");
+  out.st(k * 32 * 3 + 2 * l, old);
+  out.st(k * 32 * 3 + 2 * l + 1, lds.ld(l));
+}
+
+// ds_permute_b32 (lane l sends its value to lane p(l)) and ds_bpermute_b32 (lane l reads lane p(l)), p(l) = 7l+3 mod
+// 32, a permutation; out[l] and out[32 + l].
+TP_GLOBAL void ds_permutes(tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint32_t to = ((7 * l + 3) % 32) * 4, v = tp_sim_data_word(l, 0);
+  uint32_t sent, fetched;
+  asm volatile("ds_permute_b32 %0, %1, %2\n\t" TP_WAIT_LDS : "=v"(sent) : "v"(to), "v"(v));
+  asm volatile("ds_bpermute_b32 %0, %1, %2\n\t" TP_WAIT_LDS : "=v"(fetched) : "v"(to), "v"(v));
+  out.st(l, sent);
+  out.st(32 + l, fetched);
+}
+
+// Flat accesses whose address is in the LDS or the lane's private memory (the apertures): lane l stores x to its LDS
+// word and its private word through flat_store_b32 and loads them back through flat_load_b32; out[2l], out[2l + 1].
+TP_GLOBAL void flat_apertures(tp::gmem<uint32_t> out) {
+  TP_SHARED(uint32_t, lds, 32);
+  const unsigned l = tp::thread_idx();
+  uint32_t priv[2] = {0, 0};
+  const uint64_t lds_at = uint64_t(lds.p + l), priv_at = uint64_t(&priv[1]);
+  const uint32_t x = tp_sim_data_word(l, 0), y = tp_sim_data_word(l, 1);
+  uint32_t a, b;
+  asm volatile("flat_store_b32 %0, %1\n\t" TP_WAIT_STORES : : "v"(lds_at), "v"(x) : "memory");
+  asm volatile("flat_store_b32 %0, %1\n\t" TP_WAIT_STORES : : "v"(priv_at), "v"(y) : "memory");
+  asm volatile("flat_load_b32 %0, %1\n\t" TP_WAIT_LOADS : "=v"(a) : "v"(lds_at) : "memory");
+  asm volatile("flat_load_b32 %0, %1\n\t" TP_WAIT_LOADS : "=v"(b) : "v"(priv_at) : "memory");
+  out.st(2 * l, a);
+  out.st(2 * l + 1, b);
 }
 
 }  // namespace tp_sim_machine_test

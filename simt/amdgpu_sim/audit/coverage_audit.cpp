@@ -1,0 +1,384 @@
+// The simulator's instruction coverage, per arch (gfx1100, gfx1201), from four sources:
+//   ISA          every mnemonic LLVM's AMDGPU target has for the arch's generation: its MCInstrInfo's real opcodes
+//                (names ending _gfx11 / _gfx12: the generation's encodings, gfx1150's too for gfx11) through the
+//                instruction printer's mnemonic, the halves of every dual-issue pair the disassembler decodes, and
+//                whatever it decoded in the code objects;
+//   implemented  every mnemonic the machine declares for the arch (machine/instruction.h's rows);
+//   emitted      every mnemonic clang emitted into the code objects of the given hip objects (their .hip_fatbin
+//                bundles), as the machine's decoder reads them;
+//   executed     every mnemonic a test executed: the files the tests wrote to TILEPROBE_SIM_EXECUTED_DIR
+//                (machine/plugins/executed_mnemonics.h).
+// It fails (exit 1) when an emitted mnemonic has no declaration, a declared one was executed by no test, or a declared
+// spelling is not one LLVM has for that arch, listing each. The table it prints is the one in
+// simt/amdgpu_sim/machine/README.md, between the coverage-audit markers: --readme checks that copy is current,
+// --write-readme rewrites it.
+//
+//   tp-amdgpu-sim-coverage-audit --executed DIR [--readme FILE | --write-readme FILE] HIP_OBJECT...
+//
+// Exit codes: 0 all hold, 1 a rule broken (each listed), 2 bad usage or unreadable input.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/decoder.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
+#include "simt/amdgpu_sim/machine/schedule.h"
+#include "simt/amdgpu_sim/machine/wave.h"
+#include "simt/amdgpu_sim/runtime/offload_bundle.h"
+
+namespace {
+
+using namespace tp::amdgpu_sim;
+using mnemonics = std::set<std::string>;
+
+struct arch_t {
+  std::string name;        // the processor audited
+  std::string generation;  // LLVM's suffix of its real opcodes
+  bool gfx11;
+};
+const std::array<arch_t, 2> archs = {arch_t{"gfx1100", "gfx11", true}, arch_t{"gfx1201", "gfx12", false}};
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- ISA: LLVM's AMDGPU target -----------------------------------------------------------------------------------
+struct llvm_target {
+  const llvm::Target* target = nullptr;
+  std::string triple = "amdgcn-amd-amdhsa";
+  std::unique_ptr<llvm::MCRegisterInfo> mri;
+  std::unique_ptr<llvm::MCAsmInfo> mai;
+  std::unique_ptr<llvm::MCInstrInfo> mii;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti;
+  std::unique_ptr<llvm::MCContext> ctx;
+  std::unique_ptr<llvm::MCDisassembler> dis;
+  std::unique_ptr<llvm::MCInstPrinter> printer;
+
+  explicit llvm_target(const std::string& cpu) {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+    std::string err;
+    target = llvm::TargetRegistry::lookupTarget(triple, err);
+    if (!target) throw std::runtime_error("LLVM has no AMDGPU target: " + err);
+    mri.reset(target->createMCRegInfo(triple));
+    llvm::MCTargetOptions options;
+    mai.reset(target->createMCAsmInfo(*mri, triple, options));
+    mii.reset(target->createMCInstrInfo());
+    sti.reset(target->createMCSubtargetInfo(triple, cpu, "+wavefrontsize32"));
+    ctx = std::make_unique<llvm::MCContext>(llvm::Triple(triple), mai.get(), mri.get(), sti.get());
+    dis.reset(target->createMCDisassembler(*sti, *ctx));
+    printer.reset(target->createMCInstPrinter(llvm::Triple(triple), 0, *mai, *mii, *mri));
+  }
+};
+
+// The printer's mnemonic without the encoding or DPP/SDWA suffix the printer adds ("v_cmpx_lt_f32_e64_dpp" and
+// "v_add_nc_u32_e32" name the instructions v_cmpx_lt_f32 and v_add_nc_u32).
+std::string base_mnemonic(std::string m) {
+  m = m.substr(0, m.find_first_of(" \t"));
+  for (const char* suffix : {"_e64_dpp", "_e32_dpp", "_dpp", "_sdwa", "_e32", "_e64"}) {
+    const std::string s = suffix;
+    if (m.size() > s.size() && m.compare(m.size() - s.size(), s.size(), s) == 0) return m.substr(0, m.size() - s.size());
+  }
+  return m;
+}
+
+// The dual-issue halves the disassembler decodes for the arch: every opX/opY pair of the VOPD encoding (RDNA3 §15.3.7 /
+// RDNA4 "VOPD" format: 0b110010 in bits 31:26, opX in 25:22, opY in 21:17) on VGPR operands, with a literal dword
+// after it for the forms that take one.
+void add_vopd_halves(llvm_target& t, mnemonics& out) {
+  // vsrc1 0 and 1: the moves decode only with an unused vsrc1 of 0.
+  for (uint32_t x = 0; x < 16; ++x)
+    for (uint32_t y = 0; y < 32; ++y)
+      for (uint32_t v1 = 0; v1 < 2; ++v1) {
+      const uint32_t w0 = (0x32u << 26) | (x << 22) | (y << 17) | (v1 << 9) | 256u;  // src0X v0, vsrc1X
+      const uint32_t w1 = (2u << 24) | (1u << 17) | (v1 << 9) | 258u;                // vdstX v2, vdstY, vsrc1Y, src0Y v2
+      const uint32_t words[3] = {w0, w1, 0x3f800000u};
+      llvm::MCInst inst;
+      uint64_t size = 0;
+      const auto bytes = llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(words), sizeof words);
+      if (t.dis->getInstruction(inst, size, bytes, 0, llvm::nulls()) != llvm::MCDisassembler::Success) continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      t.printer->printInst(&inst, 0, "", *t.sti, os);
+      os.flush();
+      const auto sep = text.find(" :: ");
+      if (sep == std::string::npos) continue;
+      std::istringstream halves(text.substr(0, sep) + "\n" + text.substr(sep + 4));
+      for (std::string h; std::getline(halves, h);) {
+        h.erase(0, h.find_first_not_of(" \t"));
+        out.insert(base_mnemonic(h));
+      }
+    }
+}
+
+mnemonics isa_mnemonics(const arch_t& a) {
+  llvm_target t(a.name);
+  mnemonics out;
+  const std::string suffix = "_" + a.generation;
+  for (unsigned op = 0; op < t.mii->getNumOpcodes(); ++op) {
+    const std::string name = t.mii->getName(op).str();
+    const bool real = name.size() > suffix.size() && (name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 ||
+                                                      name.find(suffix + "_format") != std::string::npos);
+    if (!real || name.rfind("V_DUAL_", 0) == 0) continue;
+    llvm::MCInst inst;
+    inst.setOpcode(op);
+    const auto m = t.printer->getMnemonic(&inst);
+    if (!m.first || !*m.first) continue;
+    out.insert(base_mnemonic(m.first));
+  }
+  add_vopd_halves(t, out);
+  return out;
+}
+
+// ---- implemented: the declarations --------------------------------------------------------------------------------
+mnemonics implemented_mnemonics(const arch_t& a) {
+  mnemonics out;
+  for (const machine::instruction* i : machine::all_instructions()) {
+    const std::string_view sp = i->spelling(a.gfx11);
+    if (sp.empty()) continue;
+    out.emplace(sp);
+    if (i->has(machine::f_vopd)) out.insert("v_dual_" + std::string(sp.substr(2)));
+  }
+  return out;
+}
+
+// ---- emitted: the code objects of the hip objects ------------------------------------------------------------------
+// The mnemonics of one decoded program, each half of a dual issue on its own (a pair with an undeclared half is one
+// unimplemented op: its halves are read back from its printed text).
+void add_program(const machine::program& p, mnemonics& all) {
+  const auto add = [&](const machine::op& o) { all.emplace(machine::canonical_mnemonic(p.mnemonics[o.mnemonic])); };
+  for (std::size_t i = 0; i + 1 < p.ops.size(); ++i) {
+    const machine::op& o = p.ops[i];
+    const std::string& text = p.text[i];
+    if (o.exec == machine::exec_vopd) {
+      add(p.vopd_halves[o.vopd_x]);
+      add(p.vopd_halves[o.vopd_y]);
+    } else if (o.exec == machine::exec_undecodable) {
+      all.insert("<undecodable word>");
+    } else if (const auto sep = text.find(" :: "); sep != std::string::npos) {
+      all.insert(base_mnemonic(text));
+      all.insert(base_mnemonic(text.substr(sep + 4)));
+    } else {
+      add(o);
+    }
+  }
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw usage_error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+void emitted_from_object(const std::string& path, std::map<std::string, mnemonics>& emitted) {
+  const std::vector<uint8_t> bytes = read_bytes(path);
+  llvm::MemoryBufferRef ref(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!obj) throw usage_error(path + ": not an object file: " + llvm::toString(obj.takeError()));
+  bool found = false;
+  for (const llvm::object::SectionRef& s : (*obj)->sections()) {
+    auto name = s.getName();
+    if (!name || *name != ".hip_fatbin") continue;
+    auto contents = s.getContents();
+    if (!contents) throw usage_error(path + ": unreadable .hip_fatbin");
+    const std::span<const uint8_t> section(reinterpret_cast<const uint8_t*>(contents->data()), contents->size());
+    const auto entries = parse_offload_bundle(offload_bundle_extent(section.data()));
+    for (const arch_t& a : archs) {
+      const auto code = find_code_object(entries, a.name);
+      if (code.empty()) continue;
+      found = true;
+      const std::vector<uint8_t> copy(code.begin(), code.end());  // the loader keeps no reference past decoding
+      const auto co = load_code_object(copy);
+      add_program(machine::program_of(*co), emitted[a.name]);
+    }
+  }
+  if (!found) throw usage_error(path + ": no gfx1100 or gfx1201 code object in a .hip_fatbin section");
+}
+
+// ---- executed: the tests' records ------------------------------------------------------------------------------------
+std::map<std::string, mnemonics> executed_mnemonics(const std::string& dir) {
+  std::map<std::string, mnemonics> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".txt") continue;
+    std::ifstream f(e.path());
+    std::string arch, m;
+    if (!std::getline(f, arch)) continue;
+    while (std::getline(f, m))
+      if (!m.empty()) out[arch].insert(m);
+  }
+  if (ec) throw usage_error("cannot read the executed-instruction records in " + dir + ": " + ec.message());
+  return out;
+}
+
+// ---- the table -----------------------------------------------------------------------------------------------------
+// Classes by how the mnemonic is spelled (the encoding families of the guides' chapter 16).
+std::string class_of(const std::string& m) {
+  const auto starts = [&](const char* p) { return m.rfind(p, 0) == 0; };
+  if (starts("s_load") || starts("s_buffer") || starts("s_dcache") || starts("s_prefetch") || starts("s_atc") ||
+      starts("s_scratch") || starts("s_store") || starts("s_gl1"))
+    return "scalar memory";
+  if (starts("s_")) return "scalar ALU, program flow";
+  if (starts("v_dual_")) return "dual issue (VOPD halves)";
+  if (starts("v_wmma") || starts("v_swmmac")) return "matrix";
+  if (starts("v_cmp")) return "vector compares (VOPC)";
+  if (starts("v_")) return "vector ALU";
+  if (starts("ds_")) return "LDS (DS)";
+  if (starts("global_") || starts("flat_") || starts("scratch_")) return "global, flat, scratch";
+  if (starts("buffer_") || starts("tbuffer_")) return "buffer";
+  if (starts("image_")) return "image";
+  return "other";
+}
+
+struct audit {
+  std::map<std::string, mnemonics> isa, implemented, emitted, executed;
+};
+
+std::string table(const audit& r) {
+  std::ostringstream t;
+  t << "| arch | class | ISA (LLVM) | implemented | emitted by clang | executed by a test |\n";
+  t << "|---|---|---|---|---|---|\n";
+  for (const arch_t& a : archs) {
+    std::map<std::string, std::array<std::size_t, 4>> rows;
+    const auto count = [&](const std::map<std::string, mnemonics>& m, unsigned col) {
+      const auto it = m.find(a.name);
+      if (it == m.end()) return;
+      for (const std::string& x : it->second) ++rows[class_of(x)][col];
+    };
+    count(r.isa, 0);
+    count(r.implemented, 1);
+    count(r.emitted, 2);
+    count(r.executed, 3);
+    std::array<std::size_t, 4> total{};
+    for (const auto& [cls, n] : rows) {
+      if (n[1] == 0 && n[2] == 0) continue;  // a class the machine does not touch: counted in the total only
+      t << "| " << a.name << " | " << cls << " | " << n[0] << " | " << n[1] << " | " << n[2] << " | " << n[3] << " |\n";
+    }
+    for (const auto& [cls, n] : rows)
+      for (unsigned c = 0; c < 4; ++c) total[c] += n[c];
+    t << "| " << a.name << " | **all** | " << total[0] << " | " << total[1] << " | " << total[2] << " | " << total[3]
+      << " |\n";
+  }
+  return t.str();
+}
+
+// The README's copy of the table sits between these markers.
+constexpr const char* begin_marker = "<!-- coverage-audit table: generated by tp-amdgpu-sim-coverage-audit --write-readme -->";
+constexpr const char* end_marker = "<!-- end of the coverage-audit table -->";
+
+std::pair<std::size_t, std::size_t> table_span(const std::string& readme, const std::string& path) {
+  const auto b = readme.find(begin_marker), e = readme.find(end_marker);
+  if (b == std::string::npos || e == std::string::npos || e < b)
+    throw usage_error(path + " has no coverage-audit table markers");
+  const std::size_t start = readme.find('\n', b) + 1;
+  return {start, e};
+}
+
+std::vector<std::string> difference(const mnemonics& a, const mnemonics& b) {
+  std::vector<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+bool report(const char* what, const std::string& arch, const std::vector<std::string>& list) {
+  if (list.empty()) return true;
+  std::printf("FAIL %s: %zu %s:", arch.c_str(), list.size(), what);
+  for (const std::string& m : list) std::printf(" %s", m.c_str());
+  std::printf("\n");
+  return false;
+}
+
+int run(int argc, char** argv) {
+  std::string executed_dir, readme, write_readme;
+  std::vector<std::string> objects;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool value = i + 1 < argc;
+    if (a == "--executed" && value) executed_dir = argv[++i];
+    else if (a == "--readme" && value) readme = argv[++i];
+    else if (a == "--write-readme" && value) write_readme = argv[++i];
+    else if (a.rfind("--", 0) == 0) throw usage_error("unknown option " + a);
+    else objects.push_back(a);
+  }
+  if (executed_dir.empty() || objects.empty())
+    throw usage_error("usage: tp-amdgpu-sim-coverage-audit --executed DIR [--readme FILE | --write-readme FILE] "
+                      "HIP_OBJECT...");
+  audit r;
+  for (const arch_t& a : archs) {
+    r.isa[a.name] = isa_mnemonics(a);
+    r.implemented[a.name] = implemented_mnemonics(a);
+  }
+  for (const std::string& o : objects) emitted_from_object(o, r.emitted);
+  // What LLVM's disassembler decoded for the arch is in its ISA, generic encodings too (v_illegal, the zero word that
+  // pads .text, has no per-generation opcode).
+  for (const arch_t& a : archs) r.isa[a.name].insert(r.emitted[a.name].begin(), r.emitted[a.name].end());
+  r.executed = executed_mnemonics(executed_dir);
+
+  bool ok = true;
+  for (const arch_t& a : archs) {
+    ok &= report("mnemonics clang emitted without a declaration", a.name,
+                 difference(r.emitted[a.name], r.implemented[a.name]));
+    ok &= report("declared mnemonics no test executed", a.name, difference(r.implemented[a.name], r.executed[a.name]));
+    ok &= report("declared spellings LLVM does not have for the arch", a.name,
+                 difference(r.implemented[a.name], r.isa[a.name]));
+  }
+  const std::string t = table(r);
+  std::printf("%s", t.c_str());
+  if (!write_readme.empty()) {
+    const auto bytes = read_bytes(write_readme);
+    std::string text(bytes.begin(), bytes.end());
+    const auto [start, end] = table_span(text, write_readme);
+    text.replace(start, end - start, t);
+    std::ofstream(write_readme, std::ios::trunc) << text;
+  } else if (!readme.empty()) {
+    const auto bytes = read_bytes(readme);
+    const std::string text(bytes.begin(), bytes.end());
+    const auto [start, end] = table_span(text, readme);
+    if (text.substr(start, end - start) != t) {
+      std::printf("FAIL the table in %s is not this one: rerun with --write-readme %s\n", readme.c_str(), readme.c_str());
+      ok = false;
+    }
+  }
+  std::printf("%s\n", ok ? "coverage audit: every rule holds" : "coverage audit: FAILED");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "tp-amdgpu-sim-coverage-audit: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tp-amdgpu-sim-coverage-audit: %s\n", e.what());
+    return 2;
+  }
+}
