@@ -4,6 +4,8 @@
 //      stop a dispatch that reaches it);
 //   2. simulated wave-instructions per second on one core, on the machine tests' int_ops kernel (executed
 //      instructions: the no-ops the decoder links past, s_delay_alu / s_wait* / s_nop, are not counted);
+//      with the price of plugins beside it: the same launch with none, with a plugin on memory accesses, and with one
+//      observing every instruction (the instrumented interpreter loop);
 //   3. each ck probe's default run, wall clock of the whole process, on the cpu backend and on the simulator
 //      (TILEPROBE_HIP=sim:<arch>, --backend hip); target: <= 30 s on the simulator;
 //   4. each ck probe's fuzz loop (--fuzz N --case src=fuzz: the seeded random tiles only), per variant the probe's own
@@ -84,6 +86,39 @@ void wave_instruction_rate(const std::string& path) {
   std::printf("rate    %s int_ops, %u threads: %llu wave-instructions in %.3f s = %.2f M wave-instructions/s "
               "(one core)\n",
               co->arch().c_str(), n, static_cast<unsigned long long>(wi), s, double(wi) / s / 1e6);
+}
+
+// The price of plugins (machine/plugin.h) on the same int_ops launch: none attached; the harness's memory checks
+// (a plugin on memory accesses only: the interpreter's plain loop); and those plus one that observes every instruction
+// and does nothing (the instrumented loop). Alternating, best of `repeat` each.
+struct observes_everything final : machine::plugin {
+  bool observes_instructions() const override { return true; }
+};
+void plugin_rates(const std::string& path, unsigned repeat) {
+  std::unique_ptr<code_object> co = load_code_object(test::read_file(path));
+  test::test_memory mem;
+  const uint32_t n = 64 * 1024;
+  std::vector<uint32_t> in(3 * n);
+  std::mt19937 rng(1);
+  for (auto& x : in) x = rng();
+  const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * 64 * 4);
+  const std::string k = test::kernel_named(*co, "int_ops");
+  observes_everything observer;
+  const char* names[] = {"no plugin", "memory checks (memory hooks only)",
+                         "memory checks + an instruction observer doing nothing"};
+  double best[3] = {0, 0, 0};
+  for (unsigned r = 0; r < repeat; ++r)
+    for (unsigned c = 0; c < 3; ++c) {
+      const uint64_t before = machine::executed_instructions(*co);
+      const auto t0 = std::chrono::steady_clock::now();
+      test::launch(*co, mem, k, {n / 64, 1, 1}, {64, 1, 1}, {din, dout, n}, 0, wave_schedule::adversarial, 0, nullptr,
+                   c > 0, c == 2 ? &observer : nullptr);
+      const double rate = double(machine::executed_instructions(*co) - before) / seconds_since(t0) / 1e6;
+      best[c] = std::max(best[c], rate);
+    }
+  for (unsigned c = 0; c < 3; ++c)
+    std::printf("plugins %s int_ops, %-54s %6.2f M wave-instructions/s (best of %u)\n", co->arch().c_str(), names[c],
+                best[c], repeat);
 }
 
 std::string quoted(const std::string& s) {
@@ -242,6 +277,7 @@ int main(int argc, char** argv) {
   try {
     for (const std::string& o : objects) survey(o);
     wave_instruction_rate(kernels);
+    plugin_rates(kernels, repeat);
     if (with_probes) probes(dir, "sim:" + arch, fuzz, repeat);
     if (with_fa) default_runs(dir, "sim:" + arch, repeat, {"fa-k00-combine-race", "fa-missing-tile-meta"}, 120);
   } catch (const std::exception& e) {

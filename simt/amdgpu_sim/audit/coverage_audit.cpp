@@ -2,10 +2,11 @@
 //   ISA          every mnemonic LLVM's AMDGPU target has for the arch's generation: its MCInstrInfo's real opcodes
 //                (names ending _gfx11 / _gfx12: the generation's encodings, gfx1150's too for gfx11) through the
 //                instruction printer's mnemonic, the halves of every dual-issue pair the disassembler decodes, and
-//                whatever it decoded in the code objects;
+//                what it decodes the all-zero word to;
 //   implemented  every mnemonic the machine declares for the arch (machine/instruction.h's rows);
 //   emitted      every mnemonic clang emitted into the code objects of the given hip objects (their .hip_fatbin
-//                bundles), as the machine's decoder reads them;
+//                bundles), as the machine's decoder reads them, except code after an s_trap no path reaches (listed
+//                apart: add_program);
 //   executed     every mnemonic a test executed: the files the tests wrote to TILEPROBE_SIM_EXECUTED_DIR
 //                (machine/plugins/executed_mnemonics.h).
 // It fails (exit 1) when an emitted mnemonic has no declaration, a declared one was executed by no test, or a declared
@@ -13,14 +14,19 @@
 // simt/amdgpu_sim/machine/README.md, between the coverage-audit markers: --readme checks that copy is current,
 // --write-readme rewrites it.
 //
-//   tp-amdgpu-sim-coverage-audit --executed DIR [--readme FILE | --write-readme FILE] HIP_OBJECT...
+//   tp-amdgpu-sim-coverage-audit --executed DIR [--config TEXT (--readme FILE | --write-readme FILE)] HIP_OBJECT...
 //
-// Exit codes: 0 all hold, 1 a rule broken (each listed), 2 bad usage or unreadable input.
+// The emitted column depends on the build (its kernel variants and archs, TEXT): the README's marker line names the
+// configuration of its table, and --readme compares only in a build of that configuration (else exit 77, saying so).
+//
+// Exit codes: 0 all hold, 1 a rule broken (each listed), 2 bad usage or unreadable input, 77 the README's table is of
+// another configuration (the rules were still checked and held).
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -153,6 +159,13 @@ mnemonics isa_mnemonics(const arch_t& a) {
     out.insert(base_mnemonic(m.first));
   }
   add_vopd_halves(t, out);
+  // The all-zero word, what pads .text between kernels, decodes to a generic encoding (v_illegal) of no generation.
+  const uint32_t zero = 0;
+  llvm::MCInst inst;
+  uint64_t size = 0;
+  if (t.dis->getInstruction(inst, size, llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&zero), 4), 0,
+                            llvm::nulls()) == llvm::MCDisassembler::Success)
+    if (const auto m = t.printer->getMnemonic(&inst); m.first) out.insert(base_mnemonic(m.first));
   return out;
 }
 
@@ -170,20 +183,48 @@ mnemonics implemented_mnemonics(const arch_t& a) {
 
 // ---- emitted: the code objects of the hip objects ------------------------------------------------------------------
 // The mnemonics of one decoded program, each half of a dual issue on its own (a pair with an undeclared half is one
-// unimplemented op: its halves are read back from its printed text).
-void add_program(const machine::program& p, mnemonics& all) {
-  const auto add = [&](const machine::op& o) { all.emplace(machine::canonical_mnemonic(p.mnemonics[o.mnemonic])); };
-  for (std::size_t i = 0; i + 1 < p.ops.size(); ++i) {
+// unimplemented op: its halves are read back from its printed text). Code after an s_trap that no path from a kernel
+// entry reaches is not counted: LLVM appends its queue-signalling sequence there on gfx11 (s_sendmsg_rtn_b32 for the
+// doorbell, then s_sethalt in a loop), which never runs here because s_trap stops the dispatch (machine/README.md);
+// those mnemonics go to `after_trap`, which the audit lists. (A computed jump, s_setpc_b64 / s_swappc_b64, makes
+// everything count.)
+void add_program(const machine::program& p, const std::vector<uint32_t>& entries, mnemonics& all,
+                 mnemonics& after_trap) {
+  const std::size_t n = p.ops.size() - 1;  // the last op is the decoder's end-of-text sentinel
+  const auto name = [&](std::size_t i) { return machine::canonical_mnemonic(p.mnemonics[p.ops[i].mnemonic]); };
+  std::vector<bool> reached(n, false);
+  std::vector<std::size_t> todo(entries.begin(), entries.end());
+  bool computed_jump = false;
+  while (!todo.empty()) {
+    const std::size_t i = todo.back();
+    todo.pop_back();
+    if (i >= n || reached[i]) continue;
+    reached[i] = true;
+    const std::string_view m = name(i);
+    if (m == "s_setpc_b64" || m == "s_swappc_b64") computed_jump = true;
+    if (p.ops[i].target != 0) todo.push_back(p.ops[i].target);
+    if (m != "s_endpgm" && m != "s_branch" && m != "s_trap" && m != "s_setpc_b64") todo.push_back(i + 1);
+  }
+  std::vector<bool> dead(n, false);
+  bool trapped = false;
+  for (std::size_t i = 0; i < n && !computed_jump; ++i) {
+    if (reached[i]) trapped = false;
+    dead[i] = trapped;
+    if (name(i) == "s_trap") trapped = true;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
     const machine::op& o = p.ops[i];
     const std::string& text = p.text[i];
+    mnemonics& to = dead[i] ? after_trap : all;
+    const auto add = [&](const machine::op& x) { to.emplace(machine::canonical_mnemonic(p.mnemonics[x.mnemonic])); };
     if (o.exec == machine::exec_vopd) {
       add(p.vopd_halves[o.vopd_x]);
       add(p.vopd_halves[o.vopd_y]);
     } else if (o.exec == machine::exec_undecodable) {
-      all.insert("<undecodable word>");
+      to.insert("<undecodable word>");
     } else if (const auto sep = text.find(" :: "); sep != std::string::npos) {
-      all.insert(base_mnemonic(text));
-      all.insert(base_mnemonic(text.substr(sep + 4)));
+      to.insert(base_mnemonic(text));
+      to.insert(base_mnemonic(text.substr(sep + 4)));
     } else {
       add(o);
     }
@@ -196,7 +237,8 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-void emitted_from_object(const std::string& path, std::map<std::string, mnemonics>& emitted) {
+void emitted_from_object(const std::string& path, std::map<std::string, mnemonics>& emitted,
+                         std::map<std::string, mnemonics>& after_trap) {
   const std::vector<uint8_t> bytes = read_bytes(path);
   llvm::MemoryBufferRef ref(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
   auto obj = llvm::object::ObjectFile::createObjectFile(ref);
@@ -215,7 +257,7 @@ void emitted_from_object(const std::string& path, std::map<std::string, mnemonic
       found = true;
       const std::vector<uint8_t> copy(code.begin(), code.end());  // the loader keeps no reference past decoding
       const auto co = load_code_object(copy);
-      add_program(machine::program_of(*co), emitted[a.name]);
+      add_program(machine::program_of(*co), machine::entry_indices(*co), emitted[a.name], after_trap[a.name]);
     }
   }
   if (!found) throw usage_error(path + ": no gfx1100 or gfx1201 code object in a .hip_fatbin section");
@@ -258,6 +300,7 @@ std::string class_of(const std::string& m) {
 
 struct audit {
   std::map<std::string, mnemonics> isa, implemented, emitted, executed;
+  std::map<std::string, mnemonics> after_trap;  // emitted only where s_trap has stopped the dispatch (add_program)
 };
 
 std::string table(const audit& r) {
@@ -288,21 +331,31 @@ std::string table(const audit& r) {
   return t.str();
 }
 
-// The README's copy of the table sits between these markers.
-constexpr const char* begin_marker = "<!-- coverage-audit table: generated by tp-amdgpu-sim-coverage-audit --write-readme -->";
+// The README's copy of the table sits between these markers; the first names the configuration it is of.
+constexpr const char* begin_marker = "<!-- coverage-audit table (tp-amdgpu-sim-coverage-audit --write-readme) of ";
 constexpr const char* end_marker = "<!-- end of the coverage-audit table -->";
 
-std::pair<std::size_t, std::size_t> table_span(const std::string& readme, const std::string& path) {
+struct table_place {
+  std::size_t marker, start, end;  // the marker line, the table's first byte, one past its last
+  std::string config;              // what the marker line names
+};
+table_place table_span(const std::string& readme, const std::string& path) {
   const auto b = readme.find(begin_marker), e = readme.find(end_marker);
   if (b == std::string::npos || e == std::string::npos || e < b)
     throw usage_error(path + " has no coverage-audit table markers");
-  const std::size_t start = readme.find('\n', b) + 1;
-  return {start, e};
+  const std::size_t line_end = readme.find('\n', b), config_at = b + std::string(begin_marker).size();
+  const std::size_t config_end = readme.rfind(" -->", line_end);
+  return {b, line_end + 1, e, readme.substr(config_at, config_end - config_at)};
 }
 
 std::vector<std::string> difference(const mnemonics& a, const mnemonics& b) {
   std::vector<std::string> out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+mnemonics intersection(const mnemonics& a, const mnemonics& b) {
+  mnemonics out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
   return out;
 }
 
@@ -315,7 +368,7 @@ bool report(const char* what, const std::string& arch, const std::vector<std::st
 }
 
 int run(int argc, char** argv) {
-  std::string executed_dir, readme, write_readme;
+  std::string executed_dir, readme, write_readme, config;
   std::vector<std::string> objects;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -323,25 +376,30 @@ int run(int argc, char** argv) {
     if (a == "--executed" && value) executed_dir = argv[++i];
     else if (a == "--readme" && value) readme = argv[++i];
     else if (a == "--write-readme" && value) write_readme = argv[++i];
+    else if (a == "--config" && value) config = argv[++i];
     else if (a.rfind("--", 0) == 0) throw usage_error("unknown option " + a);
     else objects.push_back(a);
   }
-  if (executed_dir.empty() || objects.empty())
-    throw usage_error("usage: tp-amdgpu-sim-coverage-audit --executed DIR [--readme FILE | --write-readme FILE] "
-                      "HIP_OBJECT...");
+  if (executed_dir.empty() || objects.empty() || ((!readme.empty() || !write_readme.empty()) && config.empty()))
+    throw usage_error("usage: tp-amdgpu-sim-coverage-audit --executed DIR [--config TEXT (--readme FILE | "
+                      "--write-readme FILE)] HIP_OBJECT...");
   audit r;
   for (const arch_t& a : archs) {
     r.isa[a.name] = isa_mnemonics(a);
     r.implemented[a.name] = implemented_mnemonics(a);
   }
-  for (const std::string& o : objects) emitted_from_object(o, r.emitted);
-  // What LLVM's disassembler decoded for the arch is in its ISA, generic encodings too (v_illegal, the zero word that
-  // pads .text, has no per-generation opcode).
-  for (const arch_t& a : archs) r.isa[a.name].insert(r.emitted[a.name].begin(), r.emitted[a.name].end());
-  r.executed = executed_mnemonics(executed_dir);
+  for (const std::string& o : objects) emitted_from_object(o, r.emitted, r.after_trap);
+  // Executed counts what is declared: an instruction a test runs into to see the dispatch stop (s_getreg_b32) is not.
+  for (auto& [arch, ran] : executed_mnemonics(executed_dir)) r.executed[arch] = intersection(ran, r.implemented[arch]);
 
   bool ok = true;
   for (const arch_t& a : archs) {
+    const std::vector<std::string> unreached = difference(r.after_trap[a.name], r.emitted[a.name]);
+    if (!unreached.empty()) {
+      std::printf("note %s: emitted only after an s_trap, which stops the dispatch (not counted):", a.name.c_str());
+      for (const std::string& m : unreached) std::printf(" %s", m.c_str());
+      std::printf("\n");
+    }
     ok &= report("mnemonics clang emitted without a declaration", a.name,
                  difference(r.emitted[a.name], r.implemented[a.name]));
     ok &= report("declared mnemonics no test executed", a.name, difference(r.implemented[a.name], r.executed[a.name]));
@@ -350,22 +408,27 @@ int run(int argc, char** argv) {
   }
   const std::string t = table(r);
   std::printf("%s", t.c_str());
+  std::printf("%s\n", ok ? "coverage audit: every rule holds" : "coverage audit: FAILED");
   if (!write_readme.empty()) {
     const auto bytes = read_bytes(write_readme);
     std::string text(bytes.begin(), bytes.end());
-    const auto [start, end] = table_span(text, write_readme);
-    text.replace(start, end - start, t);
+    const table_place p = table_span(text, write_readme);
+    text.replace(p.marker, p.end - p.marker, std::string(begin_marker) + config + " -->\n" + t);
     std::ofstream(write_readme, std::ios::trunc) << text;
   } else if (!readme.empty()) {
     const auto bytes = read_bytes(readme);
     const std::string text(bytes.begin(), bytes.end());
-    const auto [start, end] = table_span(text, readme);
-    if (text.substr(start, end - start) != t) {
-      std::printf("FAIL the table in %s is not this one: rerun with --write-readme %s\n", readme.c_str(), readme.c_str());
+    const table_place p = table_span(text, readme);
+    if (p.config != config) {
+      std::printf("the table in %s is of %s, this build is %s: not compared\n", readme.c_str(), p.config.c_str(),
+                  config.c_str());
+      return ok ? 77 : 1;
+    }
+    if (text.substr(p.start, p.end - p.start) != t) {
+      std::printf("FAIL the table in %s is not this one: rerun with --write-readme\n", readme.c_str());
       ok = false;
     }
   }
-  std::printf("%s\n", ok ? "coverage audit: every rule holds" : "coverage audit: FAILED");
   return ok ? 0 : 1;
 }
 

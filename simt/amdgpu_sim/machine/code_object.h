@@ -56,6 +56,11 @@ class loaded_code_object final : public code_object {
   void run(const dispatch& d) override;
 
   const program& prog() const { return prog_; }
+  std::vector<uint32_t> entry_indices() const {
+    std::vector<uint32_t> v;
+    for (const auto& [name, k] : entries_) v.push_back(k.entry_index);
+    return v;
+  }
   uint64_t executed_instructions = 0;
 
  private:

@@ -192,6 +192,9 @@ const program& program_of(const code_object& co) { return static_cast<const load
 uint64_t executed_instructions(const code_object& co) {
   return static_cast<const loaded_code_object&>(co).executed_instructions;
 }
+std::vector<uint32_t> entry_indices(const code_object& co) {
+  return static_cast<const loaded_code_object&>(co).entry_indices();
+}
 
 }  // namespace machine
 

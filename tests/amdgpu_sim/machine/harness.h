@@ -109,10 +109,12 @@ inline loaded_object load(const std::vector<uint8_t>& elf) {
 }
 
 // Explicit arguments in order (pointers and scalars as up to 8 little-endian bytes); hidden ones from the launch.
+// memory_checks false leaves test_memory's plugin off (accesses go unchecked); `extra` is one more plugin.
 inline void launch(code_object& co, test_memory& mem, const std::string& kernel, dim3u grid, dim3u block,
                    const std::vector<uint64_t>& args, uint32_t dynamic_lds = 0,
                    wave_schedule schedule = wave_schedule::adversarial, uint64_t schedule_seed = 0,
-                   lds_hazard_report* hazards = nullptr) {
+                   lds_hazard_report* hazards = nullptr, bool memory_checks = true,
+                   machine::plugin* extra = nullptr) {
   const kernel_info* k = co.find(kernel);
   if (!k) throw std::runtime_error("no kernel " + kernel);
   std::vector<uint8_t> seg(k->kernarg_size, 0);
@@ -153,7 +155,8 @@ inline void launch(code_object& co, test_memory& mem, const std::string& kernel,
   d.schedule = schedule;
   d.schedule_seed = schedule_seed;
   std::optional<machine::lds_race_detector> races;
-  d.plugins.push_back(&mem);
+  if (memory_checks) d.plugins.push_back(&mem);
+  if (extra) d.plugins.push_back(extra);
   if (hazards) d.plugins.push_back(&races.emplace(co, *hazards));
   const auto rec = recorders().find(&co);
   if (rec != recorders().end()) d.plugins.push_back(rec->second.get());

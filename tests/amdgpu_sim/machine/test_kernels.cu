@@ -1,7 +1,7 @@
 // Device code for the machine's tests, compiled by clang for one arch at a time (gfx1201, gfx1100; no host side, no
-// HIP runtime): the simt
-// dialect's own test kernels, the differential ALU kernels over alu_ops.h, the matrix instructions through
-// kernels/mma, and a kernel with an instruction the machine does not implement.
+// HIP runtime): the simt dialect's own test kernels, the differential ALU kernels over alu_ops.h, the matrix
+// instructions through kernels/mma, kernels that stop the dispatch, and the single-instruction kernels of isa_cases.h
+// (test_instructions.cpp checks them).
 #define TP_VARIANT_NS tp_sim_machine_test
 #include "simt/simt.h"
 #include "kernels/mma/wave_ops.cuh"
@@ -59,6 +59,11 @@ TP_MATRIX_KERNEL(swmmac_iu4_ss_key0, tp::mma::op_swmmac_i32_16x16x32_iu4<true, t
 TP_MATRIX_KERNEL(swmmac_iu4x64_su, tp::mma::op_swmmac_i32_16x16x64_iu4<true, false, false>)
 TP_MATRIX_KERNEL(swmmac_f16_key1, tp::mma::op_swmmac_f32_16x16x32_f16<1>)
 TP_MATRIX_KERNEL(swmmac_fp8_fp8_key0, tp::mma::op_swmmac_f32_16x16x32_fp8_fp8<0>)
+TP_MATRIX_KERNEL(swmmac_fp8_bf8_key1, tp::mma::op_swmmac_f32_16x16x32_fp8_bf8<1>)
+TP_MATRIX_KERNEL(swmmac_bf8_fp8_key0, tp::mma::op_swmmac_f32_16x16x32_bf8_fp8<0>)
+TP_MATRIX_KERNEL(swmmac_bf8_bf8_key1, tp::mma::op_swmmac_f32_16x16x32_bf8_bf8<1>)
+TP_MATRIX_KERNEL(swmmac_bf16_key0, tp::mma::op_swmmac_f32_16x16x32_bf16<0>)
+TP_MATRIX_KERNEL(wmma_iu4_us, tp::mma::op_wmma_i32_16x16x32_iu4<false, true, false>)
 TP_MATRIX_KERNEL(wmma_iu8_ss_clamp, tp::mma::op_wmma_i32_16x16x16_iu8<true, true, true>)
 TP_MATRIX_KERNEL(wmma_f16, tp::mma::op_wmma_f32_16x16x16_f16)
 TP_MATRIX_KERNEL(gfx11_wmma_f16, tp::mma::op_gfx11_wmma_f32_16x16x16_f16)
@@ -388,6 +393,197 @@ TP_GLOBAL void flat_apertures(tp::gmem<uint32_t> out) {
   asm volatile("flat_load_b32 %0, %1\n\t" TP_WAIT_LOADS : "=v"(b) : "v"(priv_at) : "memory");
   out.st(2 * l, a);
   out.st(2 * l + 1, b);
+}
+
+// ---- scalar ALU (isa_cases.h) ----
+// One launch per operand pair: every case of TP_SIM_SOP_32 and TP_SIM_SOP_64 with SCC = (c != 0) before it and D
+// starting as d0: out[3k] = D (low), out[3k + 1] = D (high: 64-bit forms), out[3k + 2] = SCC after it; then the
+// saveexec cases (EXEC = c first; D, the new EXEC and SCC: 3 words each) and s_and_not1_wrexec_b32.
+TP_GLOBAL void salu_cases(uint32_t a, uint32_t b, uint32_t c, uint32_t d0, tp::gmem<uint32_t> out) {
+  const bool first = tp::thread_idx() == 0;
+  const uint64_t A = uint64_t(b) << 32 | a, B = uint64_t(a) << 32 | b;
+  unsigned k = 0;
+  const auto put = [&](uint64_t d, uint32_t scc) {
+    if (first) {
+      out.st(3 * k, uint32_t(d));
+      out.st(3 * k + 1, uint32_t(d >> 32));
+      out.st(3 * k + 2, scc);
+    }
+    ++k;
+  };
+#define TP_SOP32(name, text, dexpr, sccexpr)                                                              \
+  {                                                                                                       \
+    uint32_t d = d0, scc;                                                                                 \
+    asm volatile("s_cmp_lg_u32 %4, 0\n\t" text "\n\ts_cselect_b32 %1, 1, 0"                              \
+                 : "+s"(d), "=s"(scc) : "s"(a), "s"(b), "s"(c));                                          \
+    put(d, scc);                                                                                          \
+  }
+  TP_SIM_SOP_32(TP_SOP32)
+#undef TP_SOP32
+#define TP_SOP64(name, text, dexpr, sccexpr)                                                              \
+  {                                                                                                       \
+    uint64_t d = uint64_t(d0) << 32 | d0;                                                                 \
+    uint32_t scc;                                                                                         \
+    asm volatile("s_cmp_lg_u32 %5, 0\n\t" text "\n\ts_cselect_b32 %1, 1, 0"                              \
+                 : "+s"(d), "=s"(scc) : "s"(A), "s"(B), "s"(a), "s"(c));                                  \
+    put(d, scc);                                                                                          \
+  }
+  TP_SIM_SOP_64(TP_SOP64)
+#undef TP_SOP64
+#define TP_SAVEEXEC(op, expr)                                                                                   \
+  {                                                                                                             \
+    uint32_t d, scc, exec, saved;                                                                               \
+    asm volatile("s_mov_b32 %3, exec_lo\n\ts_mov_b32 exec_lo, %5\n\ts_" #op "_saveexec_b32 %0, %4\n\t"          \
+                 "s_cselect_b32 %1, 1, 0\n\ts_mov_b32 %2, exec_lo\n\ts_mov_b32 exec_lo, %3"                       \
+                 : "=&s"(d), "=&s"(scc), "=&s"(exec), "=&s"(saved) : "s"(a), "s"(c));                         \
+    put(uint64_t(exec) << 32 | d, scc);                                                                         \
+  }
+  TP_SIM_SAVEEXEC(TP_SAVEEXEC)
+#undef TP_SAVEEXEC
+  uint32_t d, scc, exec, saved;
+  asm volatile("s_mov_b32 %3, exec_lo\n\ts_mov_b32 exec_lo, %5\n\ts_and_not1_wrexec_b32 %0, %4\n\t"
+               "s_cselect_b32 %1, 1, 0\n\ts_mov_b32 %2, exec_lo\n\ts_mov_b32 exec_lo, %3"
+               : "=&s"(d), "=&s"(scc), "=&s"(exec), "=&s"(saved) : "s"(a), "s"(c));
+  put(uint64_t(exec) << 32 | d, scc);
+}
+
+// Program flow and the instructions that change nothing here: s_getpc_b64 twice (out[0..3]: the two addresses);
+// s_setpc_b64 and s_swappc_b64 jumping over one s_mov_b32 (out[4], out[5]: the value that survived; out[6..7]: the
+// return address s_swappc_b64 left, minus the s_getpc_b64 before it); s_cbranch_vccz / vccnz on VCC = a (out[8],
+// out[9]: taken 1, not taken 0); each wait counter, hint and cache invalidation of the arch between two adds (out[10]).
+TP_GLOBAL void program_flow(uint32_t a, tp::gmem<uint32_t> out) {
+  const bool first = tp::thread_idx() == 0;
+  uint64_t pc0, pc1, back, from;
+  uint32_t set, swap, vccz, vccnz, sum;
+  asm volatile("s_getpc_b64 %0\n\ts_getpc_b64 %1" : "=s"(pc0), "=s"(pc1));
+  // s_getpc_b64 gives the address of the next instruction; the jump skips the s_mov_b32 %0, 1 (4 bytes each but the
+  // 12-byte getpc/add/addc/setpc run: the target is 16 bytes after the add).
+  asm volatile("s_mov_b32 %0, 0\n\ts_getpc_b64 s[40:41]\n\t" TP_SIM_G11("s_add_u32", "s_add_co_u32")
+               " s40, s40, 16\n\t" TP_SIM_G11("s_addc_u32", "s_add_co_ci_u32") " s41, s41, 0\n\ts_setpc_b64 s[40:41]\n\t"
+               "s_mov_b32 %0, 1\n\ts_add_" TP_SIM_G11("u32", "co_u32") " %0, %0, 2"
+               : "=&s"(set) : : "s40", "s41", "scc");
+  asm volatile("s_mov_b32 %0, 0\n\ts_getpc_b64 s[40:41]\n\t" TP_SIM_G11("s_add_u32", "s_add_co_u32")
+               " s40, s40, 16\n\t" TP_SIM_G11("s_addc_u32", "s_add_co_ci_u32") " s41, s41, 0\n\ts_swappc_b64 %1, s[40:41]\n\t"
+               "s_mov_b32 %0, 1\n\ts_add_" TP_SIM_G11("u32", "co_u32") " %0, %0, 2\n\ts_getpc_b64 %2"
+               : "=&s"(swap), "=&s"(back), "=&s"(from) : : "s40", "s41", "scc");
+  asm volatile("s_mov_b32 vcc_lo, %2\n\ts_mov_b32 %0, 0\n\ts_cbranch_vccz .Lz%=\n\ts_mov_b32 %0, 2\n.Lz%=:\n\t"
+               "s_mov_b32 %1, 0\n\ts_cbranch_vccnz .Lnz%=\n\ts_mov_b32 %1, 2\n.Lnz%=:"
+               : "=&s"(vccz), "=&s"(vccnz) : "s"(a) : "vcc_lo");
+  asm volatile("s_add_" TP_SIM_G11("u32", "co_u32") " %0, %1, 1\n\t"
+#if defined(__gfx1100__)
+               "s_waitcnt_vmcnt null, 0x0\n\ts_waitcnt_lgkmcnt null, 0x0\n\ts_waitcnt_expcnt null, 0x0\n\t"
+               "s_waitcnt_depctr 0xfffe\n\ts_set_inst_prefetch_distance 0x1\n\tbuffer_gl0_inv\n\tbuffer_gl1_inv\n\t"
+#else
+               "s_wait_alu 0xfffe\n\ts_wait_bvhcnt 0x0\n\ts_wait_expcnt 0x0\n\ts_wait_samplecnt 0x0\n\t"
+               "s_wait_loadcnt_dscnt 0x0\n\ts_wait_storecnt_dscnt 0x0\n\tglobal_wb\n\tglobal_inv\n\t"
+#endif
+               "s_sleep 1\n\ts_wait_idle\n\ts_add_" TP_SIM_G11("u32", "co_u32") " %0, %0, 1"
+               : "=&s"(sum) : "s"(a) : "scc");
+  if (first) {
+    out.st(0, uint32_t(pc0));
+    out.st(1, uint32_t(pc0 >> 32));
+    out.st(2, uint32_t(pc1));
+    out.st(3, uint32_t(pc1 >> 32));
+    out.st(4, set);
+    out.st(5, swap);
+    out.st(6, uint32_t(from - back));
+    out.st(7, uint32_t((from - back) >> 32));
+    out.st(8, vccz);
+    out.st(9, vccnz);
+    out.st(10, sum);
+  }
+}
+
+// Scalar loads of 3 and 16 dwords (s_load_b96 is gfx12's): out[0..15] = in[0..15] through s_load_b512, out[16..18]
+// through s_load_b96.
+TP_GLOBAL void scalar_loads(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  uint32_t w[19];
+  asm volatile("s_load_b512 s[40:55], %16, 0x0\n\t" TP_SIM_G11("s_waitcnt lgkmcnt(0)", "s_wait_kmcnt 0x0")
+               : "={s40}"(w[0]), "={s41}"(w[1]), "={s42}"(w[2]), "={s43}"(w[3]), "={s44}"(w[4]), "={s45}"(w[5]),
+                 "={s46}"(w[6]), "={s47}"(w[7]), "={s48}"(w[8]), "={s49}"(w[9]), "={s50}"(w[10]), "={s51}"(w[11]),
+                 "={s52}"(w[12]), "={s53}"(w[13]), "={s54}"(w[14]), "={s55}"(w[15])
+               : "s"(in.p) : "memory");
+#if defined(__gfx1100__)
+  for (unsigned i = 16; i < 19; ++i) w[i] = in.ld(i - 16);
+#else
+  asm volatile("s_load_b96 s[40:42], %3, 0x0\n\ts_wait_kmcnt 0x0"
+               : "={s40}"(w[16]), "={s41}"(w[17]), "={s42}"(w[18]) : "s"(in.p) : "memory");
+#endif
+  if (tp::thread_idx() == 0)
+    for (unsigned i = 0; i < 19; ++i) out.st(i, w[i]);
+}
+
+// s_trap and v_illegal stop the dispatch (the first store happens first).
+TP_GLOBAL void reaches_trap(tp::gmem<uint32_t> out) {
+  out.st(tp::thread_idx(), 1);
+  asm volatile("s_trap 2");
+  out.st(tp::thread_idx() + 32, 2);
+}
+TP_GLOBAL void reaches_illegal(tp::gmem<uint32_t> out) {
+  out.st(tp::thread_idx(), 1);
+  asm volatile("v_illegal");
+  out.st(tp::thread_idx() + 32, 2);
+}
+
+// ---- vector ALU (isa_cases.h) ----
+// in holds 4 words per lane (a, b, c, d0). TP_SIM_VOP_32, then TP_SIM_VOP_APPROX and TP_SIM_VOP_PSEUDO_SCALAR:
+// out[k * 32 + l] = case k's D in lane l.
+#define TP_VOP_CASE(name, text, ...)                                                                     \
+  {                                                                                                      \
+    uint32_t d = d0;                                                                                     \
+    asm volatile(text : "+v"(d) : "v"(a), "v"(b), "v"(c) : "s40", "s41");                               \
+    out.st(k++ * 32 + l, d);                                                                             \
+  }
+TP_GLOBAL void valu_cases(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint32_t a = in.ld(4 * l), b = in.ld(4 * l + 1), c = in.ld(4 * l + 2), d0 = in.ld(4 * l + 3);
+  unsigned k = 0;
+  TP_SIM_VOP_32(TP_VOP_CASE)
+  TP_SIM_VOP_APPROX(TP_VOP_CASE)
+  TP_SIM_VOP_PSEUDO_SCALAR(TP_VOP_CASE)
+}
+#undef TP_VOP_CASE
+
+// TP_SIM_VOP_WIDE, same inputs: out[(k * 32 + l) * 4 ...] = case k's D (low, high), d, e in lane l.
+TP_GLOBAL void valu_wide_cases(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint32_t a = in.ld(4 * l), b = in.ld(4 * l + 1), c = in.ld(4 * l + 2), d0 = in.ld(4 * l + 3);
+  const uint64_t A = uint64_t(b) << 32 | a, B = uint64_t(c) << 32 | b;
+  unsigned k = 0;
+#define TP_VOP_WIDE_CASE(name, text, ...)                                                                \
+  {                                                                                                      \
+    uint64_t D = uint64_t(d0) << 32 | d0;                                                                \
+    uint32_t d = d0, e = ~d0;                                                                            \
+    asm volatile(text : "+v"(D), "+v"(d), "+v"(e) : "v"(A), "v"(B), "v"(a), "v"(b), "v"(c)               \
+                 : "v40", "v41", "v42", "v43", "v44", "v45", "s40", "vcc_lo");                      \
+    const unsigned at = (k++ * 32 + l) * 4;                                                              \
+    out.st(at, uint32_t(D));                                                                             \
+    out.st(at + 1, uint32_t(D >> 32));                                                                   \
+    out.st(at + 2, d);                                                                                   \
+    out.st(at + 3, e);                                                                                   \
+  }
+  TP_SIM_VOP_WIDE(TP_VOP_WIDE_CASE)
+#undef TP_VOP_WIDE_CASE
+}
+
+// TP_SIM_VOPD_PAIRS, same inputs: out[(k * 32 + l) * 2 ...] = v40, v41 after pair k in lane l.
+TP_GLOBAL void vopd_pairs(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint32_t a = in.ld(4 * l), b = in.ld(4 * l + 1), c = in.ld(4 * l + 2), d0 = in.ld(4 * l + 3);
+  unsigned k = 0;
+#define TP_VOPD_PAIR(xtext, ytext, ...)                                                                  \
+  {                                                                                                      \
+    uint32_t x, y;                                                                                       \
+    asm volatile("s_mov_b32 vcc_lo, %7\n\tv_mov_b32 v40, %5\n\tv_mov_b32 v41, %6\n\tv_mov_b32 v42, %2\n\t" \
+                 "v_mov_b32 v43, %4\n\tv_mov_b32 v44, %3\n\tv_mov_b32 v45, %2\n\t" xtext " :: " ytext       \
+                 "\n\tv_mov_b32 %0, v40\n\tv_mov_b32 %1, v41"                                             \
+                 : "=v"(x), "=v"(y) : "v"(a), "v"(b), "v"(c), "v"(d0), "v"(~d0), "i"(TP_SIM_VOPD_VCC)     \
+                 : "v40", "v41", "v42", "v43", "v44", "v45", "vcc_lo");                                   \
+    out.st((k * 32 + l) * 2, x);                                                                         \
+    out.st((k++ * 32 + l) * 2 + 1, y);                                                                   \
+  }
+  TP_SIM_VOPD_PAIRS(TP_VOPD_PAIR)
+#undef TP_VOPD_PAIR
 }
 
 }  // namespace tp_sim_machine_test

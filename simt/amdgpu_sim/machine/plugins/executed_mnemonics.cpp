@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <utility>
 
@@ -21,13 +22,19 @@ std::atomic<uint64_t> recorders{0};
 executed_mnemonics::executed_mnemonics(const code_object& co)
     : co_(co), prog_(program_of(co)), seen_(prog_.ops.size(), 0), id_(recorders++) {}
 
-void executed_mnemonics::after_instruction(wave& w, const op& o) {
+void executed_mnemonics::mark(const op& o, uint8_t how) {
   const std::size_t i = std::size_t(&o - prog_.ops.data());
   if (i >= seen_.size()) return;  // a dual-issue half: its pair is what ran
-  const uint8_t now = seen_[i] | uint8_t(o.target != 0 && w.pc == o.target ? taken : ran);
+  const uint8_t now = seen_[i] | how;
   if (now == seen_[i]) return;
   news_ = true;
   seen_[i] = now;
+}
+
+void executed_mnemonics::before_instruction(wave&, const op& o) { mark(o, ran); }
+
+void executed_mnemonics::after_instruction(wave& w, const op& o) {
+  if (o.target != 0 && w.pc == o.target) mark(o, taken);
 }
 
 std::set<std::string> executed_mnemonics::mnemonics() const {
@@ -58,6 +65,8 @@ std::set<std::string> executed_mnemonics::mnemonics() const {
 bool executed_mnemonics::take_news() { return std::exchange(news_, false); }
 
 void executed_mnemonics::write(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);  // a failure shows as the file's
   const std::string path = dir + "/" + co_.arch() + "." + std::to_string(getpid()) + "." + std::to_string(id_) + ".txt";
   std::ofstream f(path, std::ios::trunc);
   f << co_.arch() << '\n';

@@ -21,6 +21,8 @@ class executed_mnemonics final : public plugin {
  public:
   explicit executed_mnemonics(const code_object& co);
   bool observes_instructions() const override { return true; }
+  // Before: an instruction that stops the dispatch (s_trap, v_illegal) ran too. After: whether a branch jumped.
+  void before_instruction(wave& w, const op& o) override;
   void after_instruction(wave& w, const op& o) override;
 
   // The mnemonics executed so far, as declared (canonical: no _e32/_e64; each half of a dual issue as v_dual_<name>).
@@ -38,6 +40,7 @@ class executed_mnemonics final : public plugin {
   const program& prog_;
   enum : uint8_t { ran = 1, taken = 3 };  // taken: a branch that jumped (it ran too)
   std::vector<uint8_t> seen_;             // per op index
+  void mark(const op& o, uint8_t how);
   bool news_ = false;
   uint64_t id_;                // names this recorder's file
 };
