@@ -34,25 +34,15 @@
 #include <string>
 #include <vector>
 
-#include <llvm/MC/MCAsmInfo.h>
-#include <llvm/MC/MCContext.h>
-#include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
-#include <llvm/MC/MCInstPrinter.h>
-#include <llvm/MC/MCInstrInfo.h>
-#include <llvm/MC/MCRegisterInfo.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/MCTargetOptions.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/decoder.h"
 #include "simt/amdgpu_sim/machine/instruction.h"
+#include "simt/amdgpu_sim/machine/llvm_amdgpu.h"
 #include "simt/amdgpu_sim/machine/schedule.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 #include "simt/amdgpu_sim/runtime/offload_bundle.h"
@@ -73,35 +63,8 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// ---- ISA: LLVM's AMDGPU target -----------------------------------------------------------------------------------
-struct llvm_target {
-  const llvm::Target* target = nullptr;
-  std::string triple = "amdgcn-amd-amdhsa";
-  std::unique_ptr<llvm::MCRegisterInfo> mri;
-  std::unique_ptr<llvm::MCAsmInfo> mai;
-  std::unique_ptr<llvm::MCInstrInfo> mii;
-  std::unique_ptr<llvm::MCSubtargetInfo> sti;
-  std::unique_ptr<llvm::MCContext> ctx;
-  std::unique_ptr<llvm::MCDisassembler> dis;
-  std::unique_ptr<llvm::MCInstPrinter> printer;
-
-  explicit llvm_target(const std::string& cpu) {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUDisassembler();
-    std::string err;
-    target = llvm::TargetRegistry::lookupTarget(triple, err);
-    if (!target) throw std::runtime_error("LLVM has no AMDGPU target: " + err);
-    mri.reset(target->createMCRegInfo(triple));
-    llvm::MCTargetOptions options;
-    mai.reset(target->createMCAsmInfo(*mri, triple, options));
-    mii.reset(target->createMCInstrInfo());
-    sti.reset(target->createMCSubtargetInfo(triple, cpu, "+wavefrontsize32"));
-    ctx = std::make_unique<llvm::MCContext>(llvm::Triple(triple), mai.get(), mri.get(), sti.get());
-    dis.reset(target->createMCDisassembler(*sti, *ctx));
-    printer.reset(target->createMCInstPrinter(llvm::Triple(triple), 0, *mai, *mii, *mri));
-  }
-};
+// ---- ISA: LLVM's AMDGPU target (machine/llvm_amdgpu.h, as the decoder has it) -----------------------------------
+using llvm_target = machine::llvm_amdgpu;
 
 // The printer's mnemonic without the encoding or DPP/SDWA suffix the printer adds ("v_cmpx_lt_f32_e64_dpp" and
 // "v_add_nc_u32_e32" name the instructions v_cmpx_lt_f32 and v_add_nc_u32).

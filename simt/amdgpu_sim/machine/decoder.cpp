@@ -10,6 +10,7 @@
 #include "simt/amdgpu_sim/machine/decoder.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <mutex>
 #include <unordered_map>
@@ -30,6 +31,7 @@
 
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/instruction.h"
+#include "simt/amdgpu_sim/machine/llvm_amdgpu.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
 namespace tp::amdgpu_sim::machine {
@@ -355,47 +357,68 @@ struct decoder {
   }
 };
 
-struct llvm_amdgpu {
-  const llvm::Target* target = nullptr;
-  llvm::Triple triple{"amdgcn-amd-amdhsa"};
-  std::unique_ptr<llvm::MCRegisterInfo> mri;
-  std::unique_ptr<llvm::MCAsmInfo> mai;
-  std::unique_ptr<llvm::MCSubtargetInfo> sti;
-  std::unique_ptr<llvm::MCInstrInfo> mii;
-  std::unique_ptr<llvm::MCContext> ctx;
-  std::unique_ptr<llvm::MCDisassembler> dis;
-  std::unique_ptr<llvm::MCInstPrinter> printer;
-
-  explicit llvm_amdgpu(const std::string& arch) {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      LLVMInitializeAMDGPUTargetInfo();
-      LLVMInitializeAMDGPUTargetMC();
-      LLVMInitializeAMDGPUDisassembler();
-    });
-    std::string err;
-    target = llvm::TargetRegistry::lookupTarget(triple.str(), err);
-    if (!target) throw sim_error("LLVM has no AMDGPU target: " + err);
-    mri.reset(target->createMCRegInfo(triple.str()));
-    llvm::MCTargetOptions options;
-    mai.reset(target->createMCAsmInfo(*mri, triple.str(), options));
-    // wave32: the simulated machine runs gfx10+ code in wave32 (kernel_code_properties says so; checked at load).
-    sti.reset(target->createMCSubtargetInfo(triple.str(), arch, "+wavefrontsize32"));
-    if (!sti || !sti->isCPUStringValid(arch)) throw sim_error("LLVM's AMDGPU target does not know " + arch);
-    mii.reset(target->createMCInstrInfo());
-    ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
-    dis.reset(target->createMCDisassembler(*sti, *ctx));
-    printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
-    if (!dis || !printer) throw sim_error("LLVM's AMDGPU disassembler could not be created for " + arch);
-  }
-};
-
 }  // namespace
+
+llvm_amdgpu::llvm_amdgpu(const std::string& arch) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+  });
+  std::string err;
+  target = llvm::TargetRegistry::lookupTarget(triple.str(), err);
+  if (!target) throw sim_error("LLVM has no AMDGPU target: " + err);
+  mri.reset(target->createMCRegInfo(triple.str()));
+  llvm::MCTargetOptions options;
+  mai.reset(target->createMCAsmInfo(*mri, triple.str(), options));
+  // wave32: the simulated machine runs gfx10+ code in wave32 (kernel_code_properties says so; checked at load).
+  sti.reset(target->createMCSubtargetInfo(triple.str(), arch, "+wavefrontsize32"));
+  if (!sti || !sti->isCPUStringValid(arch)) throw sim_error("LLVM's AMDGPU target does not know " + arch);
+  mii.reset(target->createMCInstrInfo());
+  ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
+  dis.reset(target->createMCDisassembler(*sti, *ctx));
+  printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
+  if (!dis || !printer) throw sim_error("LLVM's AMDGPU disassembler could not be created for " + arch);
+}
+
+namespace {
+// Whether the handlers are the x86-64-v3 copy (host_isa.h): where the build has it, the CPU runs it, and
+// TILEPROBE_SIM_HOST_ISA does not ask for the baseline.
+bool runs_x86_64_v3() {
+  static const bool v3 = [] {
+    const char* forced = std::getenv("TILEPROBE_SIM_HOST_ISA");
+    if (forced && std::string_view(forced) != "baseline")
+      throw sim_error("TILEPROBE_SIM_HOST_ISA=" + std::string(forced) + ": the one value it takes is `baseline`");
+#if TP_SIM_HOST_X86_64_V3_BUILT
+    __builtin_cpu_init();
+    return !forced && __builtin_cpu_supports("x86-64-v3");
+#else
+    return false;
+#endif
+  }();
+  return v3;
+}
+}  // namespace
+
+const char* host_isa_level() { return runs_x86_64_v3() ? "x86-64-v3" : "baseline"; }
 
 std::span<const instruction* const> all_instructions() {
   static const std::vector<const instruction*> all = [] {
     std::vector<const instruction*> v;
-    for (auto table : {salu_instructions(), valu_instructions(), memory_instructions(), matrix_instructions()})
+    const bool v3 = runs_x86_64_v3();
+    std::span<const instruction> salu = baseline::salu_instructions(), valu = baseline::valu_instructions(),
+                                 memory = baseline::memory_instructions();
+#if TP_SIM_HOST_X86_64_V3_BUILT
+    if (v3) {
+      salu = x86_64_v3::salu_instructions();
+      valu = x86_64_v3::valu_instructions();
+      memory = x86_64_v3::memory_instructions();
+    }
+#else
+    (void)v3;
+#endif
+    for (auto table : {salu, valu, memory, matrix_instructions()})
       for (const instruction& i : table) v.push_back(&i);
     return v;
   }();

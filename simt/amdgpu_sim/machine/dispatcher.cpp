@@ -3,6 +3,7 @@
 // happens. The interpreter loop itself is `o = ops[pc]; pc = o.next; o.exec(wave, o)`, in one instantiation per
 // schedule kind and per whether some plugin observes instructions: with none, the loop pays nothing for plugins.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,23 @@ void exec_undecodable(wave& w, const op& o) {
   fail(w, o, "no executable instruction (" + w.prog->mnemonics[o.mnemonic] + ")");
 }
 void exec_no_op(wave&, const op&) {}
+
+// VOPD (RDNA3 §7.6 / RDNA4 §7.8 "Dual Issue VALU"): both halves read their sources before either writes. Each half
+// writes into its own scratch row first, then both rows are copied to the real destinations under EXEC.
+void exec_vopd(wave& w, const op& o) {
+  const op& x = w.prog->vopd_halves[o.vopd_x];
+  const op& y = w.prog->vopd_halves[o.vopd_y];
+  op xt = x, yt = y;
+  // fmac reads its destination: give the scratch row the old value first.
+  std::memcpy(w.v[vopd_temp_x], w.v[x.dst[0].reg], sizeof w.v[0]);
+  std::memcpy(w.v[vopd_temp_y], w.v[y.dst[0].reg], sizeof w.v[0]);
+  xt.dst[0].reg = vopd_temp_x;
+  yt.dst[0].reg = vopd_temp_y;
+  x.exec(w, xt);
+  y.exec(w, yt);
+  std::memcpy(w.v[x.dst[0].reg], w.v[vopd_temp_x], sizeof w.v[0]);
+  std::memcpy(w.v[y.dst[0].reg], w.v[vopd_temp_y], sizeof w.v[0]);
+}
 
 namespace {
 

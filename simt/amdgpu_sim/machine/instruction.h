@@ -122,12 +122,21 @@ constexpr instruction decl(std::string_view name, handler exec, guide_section s)
   return i;
 }
 
-// The tables, one per unit of semantics (semantics_*.cpp), and all of them.
-std::span<const instruction> salu_instructions();
-std::span<const instruction> valu_instructions();
-std::span<const instruction> memory_instructions();
+// The tables, one per unit of semantics (semantics_*.cpp), and all of them. The scalar, vector and memory units are
+// compiled once per host ISA level (host_isa.h): the baseline always, x86-64-v3 where the build has it
+// (TP_SIM_HOST_X86_64_V3_BUILT); all_instructions() gives the copy the CPU runs, or the baseline one when
+// TILEPROBE_SIM_HOST_ISA=baseline (the tests run every instruction with each copy that way).
+#define TP_SIM_HOST_TABLES                        \
+  std::span<const instruction> salu_instructions(); \
+  std::span<const instruction> valu_instructions(); \
+  std::span<const instruction> memory_instructions();
+namespace baseline { TP_SIM_HOST_TABLES }
+namespace x86_64_v3 { TP_SIM_HOST_TABLES }
+#undef TP_SIM_HOST_TABLES
 std::span<const instruction> matrix_instructions();
 std::span<const instruction* const> all_instructions();
+// The host ISA level of the handlers all_instructions() gives: "x86-64-v3" or "baseline".
+const char* host_isa_level();
 
 // Handlers the decoder installs itself: a PC with an instruction we do not implement, or words the disassembler
 // could not decode, or the end of .text (each throws sim_error naming the mnemonic, kernel and PC when executed), and

@@ -11,10 +11,12 @@
 #include <string>
 
 #include "simt/amdgpu_sim/format.h"
+#include "simt/amdgpu_sim/machine/host_isa.h"
 #include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
-namespace tp::amdgpu_sim::machine {
+namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL {
+TP_SIM_HOST_CODE_BEGIN
 namespace {
 
 // What a load or store moves per lane, by name: the element's bytes, whether a sub-dword load sign-extends, and which
@@ -406,4 +408,6 @@ constexpr instruction table[] = {
 
 std::span<const instruction> memory_instructions() { return table; }
 
-}  // namespace tp::amdgpu_sim::machine
+TP_SIM_HOST_CODE_END
+
+}  // namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL

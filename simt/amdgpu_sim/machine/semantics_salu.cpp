@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "simt/amdgpu_sim/machine/host_isa.h"
 #include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
-namespace tp::amdgpu_sim::machine {
+namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL {
+TP_SIM_HOST_CODE_BEGIN
 namespace {
 
 uint32_t s32(const wave& w, const op& o, unsigned i) { return read(w, o.src[i])[0]; }
@@ -424,4 +426,6 @@ constexpr instruction table[] = {
 
 std::span<const instruction> salu_instructions() { return table; }
 
-}  // namespace tp::amdgpu_sim::machine
+TP_SIM_HOST_CODE_END
+
+}  // namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL

@@ -16,10 +16,12 @@
 #include <string>
 #include <type_traits>
 
+#include "simt/amdgpu_sim/machine/host_isa.h"
 #include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
-namespace tp::amdgpu_sim::machine {
+namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL {
+TP_SIM_HOST_CODE_BEGIN
 namespace {
 
 using f16_t = _Float16;
@@ -161,17 +163,23 @@ struct sign_mask {
   uint32_t operator()(uint32_t x) const { return (x & and_m) ^ xor_m; }
 };
 
-// f32 operations D = f(S0[, S1[, S2]]) with neg/abs per source and the clamp modifier (clamp to [0, 1], NaN to 0).
-// Without clamp (nearly every one executed) the vectorized loop; with it the same body per lane, then the clamp.
+// f32 operations with neg/abs per source and the clamp modifier (clamp to [0, 1], NaN to 0): `body` takes the
+// modified source bits and gives the result's. Without clamp (nearly every one executed) the vectorized loop; with it
+// the same body per lane, then the clamp.
+template <unsigned N, class Body>
+void run_f32_modified(wave& w, const op& o, Body body) {
+  const sign_mask ma(o.src[0].mods), mb(o.src[N > 1 ? 1 : 0].mods), mc(o.src[N > 2 ? 2 : 0].mods);
+  const auto f = [=](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return body(ma(a), mb(b), mc(c)); };
+  if (!o.clamp) return map32(w, o, N, f);
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[N > 1 ? 1 : 0]), C = read(w, o.src[N > 2 ? 2 : 0]);
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(clamp01(f32(f(A[l], B[l], C[l])))); });
+}
+// D = f(S0[, S1[, S2]]) on floats.
 template <unsigned N, class F>
 void run_f32(wave& w, const op& o) {
-  const sign_mask ma(o.src[0].mods), mb(o.src[N > 1 ? 1 : 0].mods), mc(o.src[N > 2 ? 2 : 0].mods);
-  const auto f = [=](uint32_t a, uint32_t b, uint32_t c) -> float {
-    return call<N, F>(f32(ma(a)), f32(mb(b)), f32(mc(c)));
-  };
-  if (!o.clamp) return map32(w, o, N, [=](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return bits(f(a, b, c)); });
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[N > 1 ? 1 : 0]), C = read(w, o.src[N > 2 ? 2 : 0]);
-  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(clamp01(f(A[l], B[l], C[l]))); });
+  run_f32_modified<N>(w, o, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+    return bits(call<N, F>(f32(a), f32(b), f32(c)));
+  });
 }
 template <class F>
 constexpr handler f32_1(F) { return &run_f32<1, F>; }
@@ -183,11 +191,7 @@ constexpr handler f32_3(F) { return &run_f32<3, F>; }
 // f32 operations defined on the bits (gfx11's IEEE-mode min/max): the body takes and returns the modified bits.
 template <unsigned N, class F>
 void run_f32_bits(wave& w, const op& o) {
-  const sign_mask ma(o.src[0].mods), mb(o.src[N > 1 ? 1 : 0].mods), mc(o.src[N > 2 ? 2 : 0].mods);
-  const auto f = [=](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return call<N, F>(ma(a), mb(b), mc(c)); };
-  if (!o.clamp) return map32(w, o, N, f);
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[N > 1 ? 1 : 0]), C = read(w, o.src[N > 2 ? 2 : 0]);
-  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(clamp01(f32(f(A[l], B[l], C[l])))); });
+  run_f32_modified<N>(w, o, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return call<N, F>(a, b, c); });
 }
 template <class F>
 constexpr handler f32_bits_2(F) { return &run_f32_bits<2, F>; }
@@ -1043,21 +1047,6 @@ constexpr instruction table[] = {
 
 std::span<const instruction> valu_instructions() { return table; }
 
-// VOPD (RDNA3 §7.6 / RDNA4 §7.8 "Dual Issue VALU"): both halves read their sources before either writes. Each half
-// writes into its own scratch row first, then both rows are copied to the real destinations under EXEC.
-void exec_vopd(wave& w, const op& o) {
-  const op& x = w.prog->vopd_halves[o.vopd_x];
-  const op& y = w.prog->vopd_halves[o.vopd_y];
-  op xt = x, yt = y;
-  // fmac reads its destination: give the scratch row the old value first.
-  std::memcpy(w.v[vopd_temp_x], w.v[x.dst[0].reg], sizeof w.v[0]);
-  std::memcpy(w.v[vopd_temp_y], w.v[y.dst[0].reg], sizeof w.v[0]);
-  xt.dst[0].reg = vopd_temp_x;
-  yt.dst[0].reg = vopd_temp_y;
-  x.exec(w, xt);
-  y.exec(w, yt);
-  std::memcpy(w.v[x.dst[0].reg], w.v[vopd_temp_x], sizeof w.v[0]);
-  std::memcpy(w.v[y.dst[0].reg], w.v[vopd_temp_y], sizeof w.v[0]);
-}
+TP_SIM_HOST_CODE_END
 
-}  // namespace tp::amdgpu_sim::machine
+}  // namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL
