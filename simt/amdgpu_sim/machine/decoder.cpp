@@ -297,9 +297,11 @@ struct decoder {
     if (sem.has(f_matrix) && !matrix_instr_for(arch, canonical, o.matrix))
       return "unimplemented " + d.mnemonic + " on " + arch + " (reference/isa has no model of it)";
     if (sem.has(f_not_data)) {
-      if (!sem.only_operand.empty() && !(d.operands.size() == 1 && d.operands[0] == sem.only_operand))
-        return "unimplemented " + d.mnemonic + (d.operands.empty() ? std::string() : " " + std::string(d.operands[0])) +
-               " (this model executes only " + std::string(sem.only_operand) + ")";
+      if (!sem.only_operand.empty() && !(d.operands.size() == 1 && d.operands[0] == sem.only_operand)) {
+        std::string why = "unimplemented " + d.mnemonic;  // appended piece by piece: GCC 12's -Wrestrict misfires on one +
+        if (!d.operands.empty()) why.append(" ").append(d.operands[0]);
+        return why.append(" (this model executes only ").append(sem.only_operand).append(")");
+      }
       return {};
     }
     std::vector<std::string_view> ops = d.operands;
@@ -322,6 +324,7 @@ struct decoder {
       if (o.src[i].mods && !float_src && !sem.has(f_bit_modifiers))
         return "unimplemented source modifier on integer operand " + std::string(ops[sem.ndst + i]) + " of " + d.mnemonic;
     }
+    if (sem.has(f_packed)) o.op_sel_hi = 0b111;  // the printer leaves out the default: high halves for D's high half
     for (std::string_view mod : d.modifiers) {
       const auto colon = mod.find(':');
       std::string_view key = mod.substr(0, colon);
@@ -342,6 +345,10 @@ struct decoder {
         if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
       } else if (key == "neg_hi") {
         if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
+      } else if (key == "op_sel" && sem.has(f_packed)) {
+        if (!parse_bits(val, o.op_sel)) return "modifier " + std::string(mod);
+      } else if (key == "op_sel_hi" && sem.has(f_packed)) {
+        if (!parse_bits(val, o.op_sel_hi)) return "modifier " + std::string(mod);
       } else if (key == "scope" || key == "th" || key == "nv" || key == "glc" || key == "slc" || key == "dlc") {
         // Cache scope / temporal hints (gfx12 scope:/th:, RDNA4 §4.1.1 "Cache Controls: SCOPE and Temporal-Hint";
         // gfx11 glc/slc/dlc, RDNA3 §4.1.1 "Cache Controls: SLC, GLC and DLC"): the model has one coherent memory.

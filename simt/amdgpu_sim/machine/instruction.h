@@ -78,6 +78,10 @@ enum instruction_flag : uint16_t {
   f_bit_modifiers = 1u << 6,
   // As a VOPD half it reads VCC without printing it (v_dual_cndmask_b32: VCC is the implied select).
   f_vopd_reads_vcc = 1u << 7,
+  // Packed math (VOP3P, RDNA3 §7.5 / RDNA4 §7.7 "Packed Math"): two 16-bit operations per lane, op_sel choosing
+  // each source's half for D's low half and op_sel_hi for its high half (the decoder parses both; op_sel_hi is all
+  // ones unless printed), neg_lo / neg_hi negating them.
+  f_packed = 1u << 8,
 };
 
 struct instruction {

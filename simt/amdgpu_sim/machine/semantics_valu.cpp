@@ -251,6 +251,26 @@ void run_pseudo_scalar(wave& w, const op& o) {
 template <class F>
 constexpr handler pseudo_scalar(F) { return &run_pseudo_scalar<F>; }
 
+// Packed f16 operations (f_packed): each half of D is F of the sources' halves op_sel (low) and op_sel_hi (high)
+// pick, neg_lo / neg_hi flipping their signs; clamp limits each half to [0, 1] (NaN to 0).
+template <class F>
+void run_pk_f16_2(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const auto half = [&](uint32_t x, unsigned src, uint8_t sel, uint8_t neg) -> f16_t {
+    return h(((sel >> src) & 1u ? x >> 16 : x) ^ ((neg >> src) & 1u ? 0x8000u : 0u));
+  };
+  const auto result = [&](f16_t r) -> uint32_t {
+    return hbits(o.clamp ? (r != r ? f16_t(0) : std::min(std::max(r, f16_t(0)), f16_t(1))) : r);
+  };
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    const f16_t lo = F{}(half(A[l], 0, o.op_sel, o.neg_lo), half(B[l], 1, o.op_sel, o.neg_lo));
+    const f16_t hi = F{}(half(A[l], 0, o.op_sel_hi, o.neg_hi), half(B[l], 1, o.op_sel_hi, o.neg_hi));
+    return result(lo) | result(hi) << 16;
+  });
+}
+template <class F>
+constexpr handler pk_f16_2(F) { return &run_pk_f16_2<F>; }
+
 inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
 inline uint32_t bit_reverse(uint32_t x) {
   x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
@@ -1029,6 +1049,11 @@ constexpr instruction table[] = {
     decl("v_ldexp_f64", v_ldexp_f64, vop3).srcs(ty::f64, ty::b32),
 
     // ---- dot products (VOP3P) ----
+    // Packed f16 (VOP3P; RDNA3 §7.5 / RDNA4 §7.7 "Packed Math"): per half, the correctly rounded binary16 result.
+    // The host computes a binary16 operation in binary32 and rounds that to binary16: a product of two binary16
+    // values is exact in binary32, and for sums binary32's 24 bits are enough for the second rounding to give the
+    // correctly rounded binary16 (24 >= 2 * 11 + 2).
+    decl("v_pk_mul_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a * b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
     decl("v_dot4_i32_iu8", v_dot4_i32_iu8, vop3p),
     decl("v_dot4_u32_u8", v_dot4_u32_u8, vop3p),
 

@@ -357,6 +357,17 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
     X(v_s_log_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_log_f32 s41, s40\n\tv_mov_b32 %0, s41", std::log2(double(f0)))
 #endif
 
+// Packed math (VOP3P): X(name, asm text, host expression of D), the operation on halves given to
+// tp_sim_pk_f16(a, b, op_sel, op_sel_hi, neg_lo, neg_hi, clamp, operation); the defaults are op_sel:[0,0]
+// op_sel_hi:[1,1] (the low halves make D's low half, the high halves its high half).
+#define TP_SIM_VOP_PACKED(X)                                                                                          \
+  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2", tp_sim_pk_f16(a, b, 0, 3, 0, 0, false, tp_sim_f16_mul))                  \
+  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 op_sel:[1,0] op_sel_hi:[0,1]",                                              \
+    tp_sim_pk_f16(a, b, 1, 2, 0, 0, false, tp_sim_f16_mul))                                                           \
+  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[1,0] neg_hi:[0,1]",                    \
+    tp_sim_pk_f16(a, b, 2, 1, 1, 2, false, tp_sim_f16_mul))                                                           \
+  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 clamp", tp_sim_pk_f16(a, b, 0, 3, 0, 0, true, tp_sim_f16_mul))
+
 // The vector ALU cases with 64-bit operands, two destinations, lane masks or other lanes: %0 = D (64-bit, starting as
 // D0 = d0:d0), %1 = d (32-bit, starting as d0), %2 = e (32-bit, starting as ~d0), %3 = A = b:a, %4 = B = c:b, %5 = a,
 // %6 = b, %7 = c (VGPRs; fA, fB the doubles of A, B). X(name, asm text, host expressions of D, d, e). A lane mask

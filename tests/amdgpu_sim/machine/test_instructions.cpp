@@ -525,6 +525,26 @@ uint32_t tp_sim_dot4(uint32_t a, uint32_t b, uint32_t c, bool sign) {
 #endif
 }
 [[maybe_unused]] uint64_t tp_sim_f64(double f) { return std::bit_cast<uint64_t>(f); }
+// Packed f16 math (RDNA3 §7.5 / RDNA4 §7.7 "Packed Math"): D's low half is op(x, y) of the halves op_sel picks (bit
+// i for source i: 1 the high half), its high half op of those op_sel_hi picks; neg_lo / neg_hi negate the sources of
+// the low / high operation; clamp limits each result to [0, 1], NaN to 0. Each operation rounds once to binary16.
+using tp_sim_f16 = _Float16;
+[[maybe_unused]] tp_sim_f16 tp_sim_f16_mul(tp_sim_f16 x, tp_sim_f16 y) { return tp_sim_f16(double(x) * double(y)); }
+template <class Op>
+uint32_t tp_sim_pk_f16(uint32_t a, uint32_t b, unsigned op_sel, unsigned op_sel_hi, unsigned neg_lo, unsigned neg_hi,
+                       bool clamp, Op op) {
+  const auto pick = [](uint32_t word, unsigned hi, unsigned neg) {
+    const uint16_t bits = uint16_t((hi ? word >> 16 : word) ^ (neg ? 0x8000u : 0u));
+    return std::bit_cast<tp_sim_f16>(bits);
+  };
+  const auto out = [&](tp_sim_f16 r) -> uint32_t {
+    if (clamp) r = r != r ? tp_sim_f16(0) : r < tp_sim_f16(0) ? tp_sim_f16(0) : r > tp_sim_f16(1) ? tp_sim_f16(1) : r;
+    return std::bit_cast<uint16_t>(r);
+  };
+  const tp_sim_f16 lo = op(pick(a, op_sel & 1, neg_lo & 1), pick(b, op_sel & 2, neg_lo & 2));
+  const tp_sim_f16 hi = op(pick(a, op_sel_hi & 1, neg_hi & 1), pick(b, op_sel_hi & 2, neg_hi & 2));
+  return out(lo) | out(hi) << 16;
+}
 [[maybe_unused]] int32_t tp_sim_cvt_i32_f64(double f) {  // saturating, NaN to 0
   if (f != f) return 0;
   if (f <= -2147483648.0) return INT32_MIN;
@@ -569,6 +589,15 @@ bool same_result(std::string_view name, uint64_t got, uint64_t want, unsigned bi
   if (name.find("_f") == std::string_view::npos) return false;
   if (bits == 64) return std::isnan(std::bit_cast<double>(got)) && std::isnan(std::bit_cast<double>(want));
   return std::isnan(tp_sim_as_f32(uint32_t(got))) && std::isnan(tp_sim_as_f32(uint32_t(want)));
+}
+// Packed f16: each half equal, or both NaN.
+bool same_f16_halves(uint32_t got, uint32_t want) {
+  const auto nan = [](uint32_t half) { return (half & 0x7c00u) == 0x7c00u && (half & 0x3ffu) != 0; };
+  for (unsigned s : {0u, 16u}) {
+    const uint32_t g = (got >> s) & 0xffffu, w = (want >> s) & 0xffffu;
+    if (g != w && !(nan(g) && nan(w))) return false;
+  }
+  return true;
 }
 // Within 1 ULP of the exact value (of binary32 at the exact value's magnitude); a NaN or overflowing exact value must
 // come out the same.
@@ -617,6 +646,15 @@ TEST_CASE("Every vector ALU case gives the guide's D in every lane") {
     TP_SIM_VOP_APPROX(TP_VOP_APPROX_CASE)
     TP_SIM_VOP_PSEUDO_SCALAR(TP_VOP_APPROX_CASE)
 #undef TP_VOP_APPROX_CASE
+#define TP_VOP_PACKED_CASE(name, text, expr)                                                     \
+    for (unsigned l = 0; l < 32; ++l) {                                                          \
+      const uint32_t a = in[4 * l], b = in[4 * l + 1];                                           \
+      CAPTURE(text, l, a, b, got[k * 32 + l]);                                                   \
+      CHECK(same_f16_halves(got[k * 32 + l], uint32_t(expr)));                                   \
+    }                                                                                            \
+    ++k;
+    TP_SIM_VOP_PACKED(TP_VOP_PACKED_CASE)
+#undef TP_VOP_PACKED_CASE
     CHECK(k > 90);
   }
 }

@@ -526,7 +526,8 @@ TP_GLOBAL void reaches_illegal(tp::gmem<uint32_t> out) {
 }
 
 // ---- vector ALU (isa_cases.h) ----
-// in holds 4 words per lane (a, b, c, d0). TP_SIM_VOP_32, then TP_SIM_VOP_APPROX and TP_SIM_VOP_PSEUDO_SCALAR:
+// in holds 4 words per lane (a, b, c, d0). TP_SIM_VOP_32, then TP_SIM_VOP_APPROX, TP_SIM_VOP_PSEUDO_SCALAR and
+// TP_SIM_VOP_PACKED:
 // out[k * 32 + l] = case k's D in lane l.
 #define TP_VOP_CASE(name, text, ...)                                                                     \
   {                                                                                                      \
@@ -541,6 +542,7 @@ TP_GLOBAL void valu_cases(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
   TP_SIM_VOP_32(TP_VOP_CASE)
   TP_SIM_VOP_APPROX(TP_VOP_CASE)
   TP_SIM_VOP_PSEUDO_SCALAR(TP_VOP_CASE)
+  TP_SIM_VOP_PACKED(TP_VOP_CASE)
 }
 #undef TP_VOP_CASE
 
