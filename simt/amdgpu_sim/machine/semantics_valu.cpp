@@ -1054,6 +1054,7 @@ constexpr instruction table[] = {
     // values is exact in binary32, and for sums binary32's 24 bits are enough for the second rounding to give the
     // correctly rounded binary16 (24 >= 2 * 11 + 2).
     decl("v_pk_mul_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a * b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
+    decl("v_pk_add_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a + b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
     decl("v_dot4_i32_iu8", v_dot4_i32_iu8, vop3p),
     decl("v_dot4_u32_u8", v_dot4_u32_u8, vop3p),
 

@@ -366,7 +366,8 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
     tp_sim_pk_f16(a, b, 1, 2, 0, 0, false, tp_sim_f16_mul))                                                           \
   X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[1,0] neg_hi:[0,1]",                    \
     tp_sim_pk_f16(a, b, 2, 1, 1, 2, false, tp_sim_f16_mul))                                                           \
-  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 clamp", tp_sim_pk_f16(a, b, 0, 3, 0, 0, true, tp_sim_f16_mul))
+  X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 clamp", tp_sim_pk_f16(a, b, 0, 3, 0, 0, true, tp_sim_f16_mul))              \
+  X(v_pk_add_f16, "v_pk_add_f16 %0, %1, %2 op_sel:[1,0] neg_hi:[0,1]", tp_sim_pk_f16(a, b, 1, 3, 0, 2, false, tp_sim_f16_add))
 
 // The vector ALU cases with 64-bit operands, two destinations, lane masks or other lanes: %0 = D (64-bit, starting as
 // D0 = d0:d0), %1 = d (32-bit, starting as d0), %2 = e (32-bit, starting as ~d0), %3 = A = b:a, %4 = B = c:b, %5 = a,

@@ -530,6 +530,7 @@ uint32_t tp_sim_dot4(uint32_t a, uint32_t b, uint32_t c, bool sign) {
 // the low / high operation; clamp limits each result to [0, 1], NaN to 0. Each operation rounds once to binary16.
 using tp_sim_f16 = _Float16;
 [[maybe_unused]] tp_sim_f16 tp_sim_f16_mul(tp_sim_f16 x, tp_sim_f16 y) { return tp_sim_f16(double(x) * double(y)); }
+[[maybe_unused]] tp_sim_f16 tp_sim_f16_add(tp_sim_f16 x, tp_sim_f16 y) { return tp_sim_f16(double(x) + double(y)); }
 template <class Op>
 uint32_t tp_sim_pk_f16(uint32_t a, uint32_t b, unsigned op_sel, unsigned op_sel_hi, unsigned neg_lo, unsigned neg_hi,
                        bool clamp, Op op) {
