@@ -12,7 +12,7 @@ note() { printf '# %s\n' "$*" >> "$cmds"; }
 say() { echo "$*"; echo "$*" >> "$summary"; }
 
 # JSON values, built in the shell: a string (backslash, quote and control characters escaped), an exit status (null
-# where there is none), a list of values already in JSON.
+# where there is none), a list of values already in JSON, a boolean, a file's JSON.
 js() {
   local s=$1
   s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//$'\n'/\\n}; s=${s//$'\r'/\\r}; s=${s//$'\t'/\\t}
@@ -21,3 +21,5 @@ js() {
 jnum() { if [[ $1 =~ ^-?[0-9]+$ ]]; then printf '%s' "$1"; else printf 'null'; fi; }
 jlist() { local IFS=,; printf '[%s]' "$*"; }
 jbool() { if [ "$1" = 1 ] || [ "$1" = true ]; then printf 'true'; else printf 'false'; fi; }
+# A JSON document a step wrote (a tool's --json), as it is; null where the step wrote none.
+jfile() { if [ -s "$1" ]; then cat "$1"; else printf 'null'; fi; }
