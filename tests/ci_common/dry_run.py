@@ -41,6 +41,15 @@ class DryRun:
                 self.bad(f"{name}: problem: {p}")
         return s
 
+    def check_probe_exits(self, summary, probes, want):
+        """Every probe's row of the summary's `probes` list must have exactly the exit statuses of `want`
+        ({"cpu_exit": 0, "hip_exit": 77}, ...)."""
+        rows = {p["probe"]: p for p in summary["probes"]}
+        for probe in probes:
+            r = rows.get(probe)
+            if not r or any(r[k] != v for k, v in want.items()):
+                self.bad(f"probe {probe}: expected {want}, got {r}")
+
     def finish(self, success):
         for f in self.failures:
             print("FAIL:", f)

@@ -32,11 +32,7 @@ if s:
                 f"{s['card']}, simulated {s['simulated']}")
     if s["simt_device_tests_exit"] != 0:
         run.bad(f"the dialect's device tests exited {s['simt_device_tests_exit']}")
-    rows = {p["probe"]: p for p in s["probes"]}
-    for probe in PROBES:
-        r = rows.get(probe)
-        if not r or r["cpu_exit"] != 0 or r["hip_exit"] != 0:
-            run.bad(f"probe {probe}: expected exit 0 on cpu and on hip, got {r}")
+    run.check_probe_exits(s, PROBES, {"cpu_exit": 0, "hip_exit": 0})
     steps = {(t["step"], t["backend"]): t["exit"] for t in s["steps"]}
     for want in STEPS:
         if steps.get(want) != 0:

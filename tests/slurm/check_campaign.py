@@ -4,7 +4,8 @@ a few shards and a small --fuzz over the three ck probes, then three checks, eac
 records:
   1. the campaign as it is: the merge job exits 0, and its merged report (campaign-report.json) has the verdicts and
      the d_digest / d_digest_cases sums of ONE unsharded run of the same probes with the same --fuzz and --seed;
-  2. a shard that failed (array task 3 cancelled before it ran): the merge job exits 1 and names shard 3/3;
+  2. a shard that failed (array task 3 could not write its reports: its folder's name is taken by a file, as a full
+     or read-only share would fail it): Slurm records the task as failed, the merge job exits 1 and names shard 3/3;
   3. a shard removed (shard 2's reports deleted after the array ran, before the merge ran): the merge exits 1 and
      names shard 2/3.
 Exit 0 all hold, 1 otherwise (each failure on one line), 77 when it cannot run here: not root (slurmd must be, to
@@ -85,13 +86,15 @@ def unsharded_run(folder):
     env = dict(os.environ, TILEPROBE_FIXTURES=os.path.join(src, "fixtures"))
     for p in PROBES:
         r = subprocess.run([os.path.join(build, "bin", f"probe-{p}"), "--backend", "cpu", "--fuzz", str(FUZZ), "--seed",
-                            str(SEED), "--report", "json", "--out", os.path.join(folder, f"probe-{p}")],
+                            str(SEED), "--report", "json", "--out-json", os.path.join(folder, f"probe-{p}.json")],
                            env=env, capture_output=True, text=True)
         if r.returncode != 0:
             bad(f"the unsharded run of probe-{p} exited {r.returncode}: {r.stderr.strip()[-500:]}")
-    subprocess.run([os.path.join(build, "bin", "tileprobe-report"), "--out", os.path.join(folder, "report.md"),
-                    "--json-out", os.path.join(folder, "report.json")] +
-                   [os.path.join(folder, f"probe-{p}.json") for p in PROBES], capture_output=True)
+    r = subprocess.run([os.path.join(build, "bin", "tileprobe-report"), "--out", os.path.join(folder, "report.md"),
+                        "--json-out", os.path.join(folder, "report.json")] +
+                       [os.path.join(folder, f"probe-{p}.json") for p in PROBES], capture_output=True, text=True)
+    if r.returncode != 0:
+        bad(f"tileprobe-report over the unsharded runs exited {r.returncode}: {r.stderr.strip()}")
     return load(os.path.join(folder, "report.json"))
 
 
@@ -182,19 +185,18 @@ def main(folder):
         shards = sorted(os.listdir(out))
         say(f"campaign of {SHARDS} shards (array {array}, merge {merge}): {time.monotonic() - t:.1f} s; {shards}")
 
-        # 2. a shard that failed: task 3 cancelled while the campaign was held, before anything ran
+        # 2. a shard that failed: task 3 cannot create its folder, so its probes write no report
         t = time.monotonic()
         out = os.path.join(folder, "campaign-failed-shard")
-        array, merge = submit(cluster, out, "--hold")
-        subprocess.run(["scancel", f"{array}_3"], env=cluster.env, check=True)
-        scontrol(cluster, "release", array)
-        scontrol(cluster, "release", merge)
-        wait_idle(cluster, "the campaign with a cancelled shard")
+        os.makedirs(out)
+        open(os.path.join(out, "shard-3"), "w").close()
+        array, merge = submit(cluster, out)
+        wait_idle(cluster, "the campaign with a failing shard")
         task3 = [j for j in cluster.jobs() if j.get("ArrayJobId") == array and j.get("ArrayTaskId") == "3"]
-        if [j["JobState"] for j in task3] != ["CANCELLED"]:
-            bad(f"array task 3 is not recorded as cancelled: {[(j['JobId'], j['JobState']) for j in task3]}")
-        check_missing_shard(cluster, out, merge, 3, "shard 3 cancelled")
-        say(f"campaign with shard 3 cancelled: {time.monotonic() - t:.1f} s")
+        if [(j["JobState"], exit_status(j) != 0) for j in task3] != [("FAILED", True)]:
+            bad(f"array task 3 is not recorded as failed: {[(j['JobId'], j['JobState'], j['ExitCode']) for j in task3]}")
+        check_missing_shard(cluster, out, merge, 3, "shard 3 failed")
+        say(f"campaign with shard 3 failing: {time.monotonic() - t:.1f} s")
 
         # 3. a shard removed: the array runs, shard 2's reports are deleted, then the merge runs
         t = time.monotonic()

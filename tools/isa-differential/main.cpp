@@ -328,9 +328,9 @@ int main(int argc, char** argv) {
     if (!variants_not_run.empty())
       std::cout << "# not run on this backend counts as a failed check; --wave 32 leaves the wave64 ops out\n";
     if (!variants_not_applicable.empty())
-      std::cout << "# not applicable to this wave" << device_wave << " device, not run and not counted as passed: "
-                << variants_not_applicable.size() << " op variants of another wave size (a device of theirs, or "
-                << "--backend cpu, runs them)\n";
+      std::cout << "# not applicable to this wave" << device_wave << " device: " << variants_not_applicable.size()
+                << " op variants of another wave size, neither run nor counted as passed (a device of their wave size, "
+                << "or --backend cpu, runs them)\n";
     if (!first_bad_id.empty())
       std::cout << "# rerun the first mismatch: isa-differential --backend " << backend_name << " --case "
                 << shell_quoted(first_bad_id) << "\n";
