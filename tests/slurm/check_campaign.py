@@ -8,6 +8,8 @@ records:
      or read-only share would fail it): Slurm records the task as failed, the merge job exits 1 and names shard 3/3;
   3. a shard removed (shard 2's reports deleted after the array ran, before the merge ran): the merge exits 1 and
      names shard 2/3.
+First, the harness itself: a slurmctld that cannot start (its port taken) must fail the start with the last lines
+of its log, and leave no daemon running.
 Exit 0 all hold, 1 otherwise (each failure on one line), 77 when it cannot run here: not root (slurmd must be, to
 start jobs as their users) or the Slurm/munge commands missing (ci/setup installs Debian's packages).
 
@@ -17,6 +19,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -155,7 +158,29 @@ def check_missing_shard(cluster, out, merge_id, shard, how):
                 f"got {r and (r['problems'], r['as_expected'])}")
 
 
+def check_start_failure(folder):
+    """A daemon that does not come up fails the start, naming it, with its log's last lines; none is left running."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    c = Cluster(os.path.join(folder, "cluster-port-taken"), ports=(taken.getsockname()[1], 0))
+    try:
+        with c:
+            bad("a cluster whose slurmctld port is taken started")
+    except ClusterError as e:
+        if not str(e).startswith("slurmctld did not start") or "slurmctld:" not in str(e):
+            bad(f"a slurmctld that cannot bind its port: expected its log's last lines, got: {e}")
+    finally:
+        taken.close()
+    left = [name for name, p, _ in c.daemons if p.poll() is None]
+    if c.daemons or left:
+        bad(f"daemons left after a failed start: {left or c.daemons}")
+
+
 def main(folder):
+    t0 = time.monotonic()
+    check_start_failure(folder)
+    say(f"a slurmctld that cannot start fails the start with its log: {time.monotonic() - t0:.1f} s")
     t0 = time.monotonic()
     with Cluster(os.path.join(folder, "cluster")) as cluster:
         say(f"cluster up in {time.monotonic() - t0:.1f} s: {cluster.version()}, one node ({cluster.node}, "
@@ -234,6 +259,6 @@ except KeyboardInterrupt as e:
 finally:
     shutil.rmtree(folder, ignore_errors=True)
 if not failures:
-    say(f"the fuzz campaign on a throwaway Slurm cluster: merged = one unsharded run; a cancelled or removed shard "
+    say(f"the fuzz campaign on a throwaway Slurm cluster: merged = one unsharded run; a failed or removed shard "
         f"fails the merge, named")
 sys.exit(1 if failures else 0)

@@ -62,8 +62,10 @@ def tail(path, lines=20):
 
 
 class Cluster:
-    def __init__(self, folder):
+    def __init__(self, folder, ports=None):
+        """ports: slurmctld's and slurmd's (default: two free ones)."""
         self.folder = os.path.abspath(folder)
+        self.ports = ports
         self.node = socket.gethostname().split(".")[0]
         self.conf = os.path.join(self.folder, "slurm.conf")
         self.socket = os.path.join(self.folder, "run", "munge.socket")
@@ -100,7 +102,7 @@ class Cluster:
             os.chmod(self.path(sub), mode)
         key = self.path("etc", "munge.key")
         self._run(["mungekey", "--create", f"--keyfile={key}"])
-        ctld_port, d_port = free_ports(2)
+        ctld_port, d_port = self.ports or free_ports(2)
         with open(self.conf, "w") as f:
             f.write(f"""# A throwaway one-node cluster (tests/slurm/cluster.py); nothing outside {self.folder}
 ClusterName=tpthrowaway
