@@ -190,9 +190,12 @@ nlohmann::json result_json(const tool_result& r) {
     for (const auto& [key, value] : rec.environment)
       if (key == "git commit") commit = value;
     json variants = json::array();
-    for (const auto& v : rec.variants)
+    for (const auto& v : rec.variants) {
+      json metrics = json::object();
+      for (const auto& [key, m] : v.metrics) metrics[key] = number(m.value);
       variants.push_back({{"name", v.name}, {"role", probe::to_string(v.role)}, {"passed", v.passed},
-                          {"failed", v.failed}, {"errors", v.errors}});
+                          {"failed", v.failed}, {"errors", v.errors}, {"metrics", std::move(metrics)}});
+    }
     j["runs"].push_back({{"probe", rec.probe},
                          {"backend", rec.backend},
                          {"family", rec.family},

@@ -25,11 +25,8 @@ if s:
         run.bad("hip-summary.json does not record a dry run without a card")
     if s["simt_device_tests_exit"] != 77:
         run.bad(f"the dialect's device tests exited {s['simt_device_tests_exit']}, expected 77 (no HIP device)")
-    rows = {p["probe"]: p for p in s["probes"]}
+    run.check_probe_exits(s, PROBES, {"cpu_exit": 0, "hip_exit": 77})  # 77: no HIP device
     for probe in PROBES:
-        r = rows.get(probe)
-        if not r or r["cpu_exit"] != 0 or r["hip_exit"] != 77:
-            run.bad(f"probe {probe}: expected exit 0 on cpu and 77 (no HIP device) on hip, got {r}")
         if not os.path.isfile(os.path.join(out, f"{probe}.cpu.json")):
             run.bad(f"no cpu JSON report for {probe}")
     steps = {(t["step"], t["backend"]): t["exit"] for t in s["steps"]}
