@@ -1,4 +1,5 @@
-# tp_add_probe(): one probe's executable and its CTest share, the boilerplate every probes/<name>/CMakeLists.txt had.
+# tp_add_probe(): one probe's executable and its CTest share, the boilerplate every probes/<name>/CMakeLists.txt had,
+# and the probe's one registration: every list of probes derives from it (the manifest below).
 #
 #   tp_add_probe(<name> FAMILY <family> LIBS <targets>...
 #                [FAIL_PASS_ARGS <args>...]      the fail-pass test's arguments (fuzz count, a filter under ASan)
@@ -6,6 +7,11 @@
 #                [FAIL_PASS_COVERS <variants>...] variants of the probe's default run: its fail-pass test already
 #                                                 proves them caught, so no separate kill test is generated
 #                [COMPILE_OPTIONS <options>...]
+#                [CAMPAIGN]                       the sharded fuzz campaigns (ci/slurm, the GitHub fuzz workflow) run
+#                                                 it by default
+#                [CONTRACT_FIXTURE <fixture>]     the probe contract's tests with fixtures (tests/probes_common: bad
+#                                                 input with that fixture's file corrupted, reruns, determinism, the
+#                                                 README's input files)
 #                [NO_VERDICT_TESTS])              a probe whose variants are not fixes (swmmac-sweep): its folder
 #                                                 adds its own tests
 #
@@ -20,11 +26,31 @@
 #   upstream <probe>...           (the mutation matrix's row; the fail-pass test covers it here)
 # Every test of the probe's folder, also those the folder adds itself after this call, counts exit 77 (backend not
 # available) as skipped and is labelled probe;<family>;cpu unless the folder gave it labels of its own.
+#
+# The registration: the global property TP_PROBES lists the names in registration order, and TP_PROBE_<name>_FAMILY,
+# _VERDICT_TESTS, _CAMPAIGN, _CONTRACT_FIXTURE hold what the call said. tp_write_probe_manifest() writes them as bin/probes.json (beside
+# the executables, so a copy of bin/ carries it) for the scripts: ci/lib/probe_list.py reads it.
 function(tp_add_probe name)
-  cmake_parse_arguments(ARG "NO_VERDICT_TESTS" "FAMILY" "LIBS;FAIL_PASS_ARGS;MATRIX_ARGS;FAIL_PASS_COVERS;COMPILE_OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_VERDICT_TESTS;CAMPAIGN" "FAMILY;CONTRACT_FIXTURE" "LIBS;FAIL_PASS_ARGS;MATRIX_ARGS;FAIL_PASS_COVERS;COMPILE_OPTIONS" ${ARGN})
   if(NOT ARG_FAMILY)
     message(FATAL_ERROR "tp_add_probe(${name}): FAMILY is required")
   endif()
+  if(NOT name MATCHES "^[a-z0-9-]+$")
+    message(FATAL_ERROR "tp_add_probe(${name}): a probe's name is lower case letters, digits and '-'")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TP_PROBES ${name})
+  set_property(GLOBAL PROPERTY TP_PROBE_${name}_FAMILY ${ARG_FAMILY})
+  if(ARG_NO_VERDICT_TESTS)
+    set_property(GLOBAL PROPERTY TP_PROBE_${name}_VERDICT_TESTS false)
+  else()
+    set_property(GLOBAL PROPERTY TP_PROBE_${name}_VERDICT_TESTS true)
+  endif()
+  if(ARG_CAMPAIGN)
+    set_property(GLOBAL PROPERTY TP_PROBE_${name}_CAMPAIGN true)
+  else()
+    set_property(GLOBAL PROPERTY TP_PROBE_${name}_CAMPAIGN false)
+  endif()
+  set_property(GLOBAL PROPERTY TP_PROBE_${name}_CONTRACT_FIXTURE "${ARG_CONTRACT_FIXTURE}")
   set(exe probe-${name})
   add_executable(${exe} main.cpp)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
@@ -67,6 +93,24 @@ function(tp_label_probe_tests family)
     endif()
     set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
+endfunction()
+
+# bin/probes.json from the registrations (called once every probe folder was added): manifest_version 1, then per
+# probe its name, executable (relative to the build folder), family, source folder, verdict_tests (false: its variants
+# are not fixes, NO_VERDICT_TESTS) and campaign. Rewritten only when it changes.
+function(tp_write_probe_manifest)
+  get_property(probes GLOBAL PROPERTY TP_PROBES)
+  set(entries)
+  foreach(p ${probes})
+    get_property(family GLOBAL PROPERTY TP_PROBE_${p}_FAMILY)
+    get_property(verdict GLOBAL PROPERTY TP_PROBE_${p}_VERDICT_TESTS)
+    get_property(campaign GLOBAL PROPERTY TP_PROBE_${p}_CAMPAIGN)
+    list(APPEND entries "    {\"name\": \"${p}\", \"executable\": \"bin/probe-${p}\", \"family\": \"${family}\", \
+\"source_dir\": \"probes/${p}\", \"verdict_tests\": ${verdict}, \"campaign\": ${campaign}}")
+  endforeach()
+  list(JOIN entries ",\n" body)
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/bin/probes.json
+       CONTENT "{\n  \"manifest_version\": 1,\n  \"probes\": [\n${body}\n  ]\n}\n")
 endfunction()
 
 # Reads a patches/<family>/targets file: sets `out` (in the caller) to its variants in file order and, per variant V,
