@@ -19,6 +19,7 @@
 #   probe.<name>.fail-pass                 --expect fail-pass FAIL_PASS_ARGS
 #   probe.<name>.killed.<variant>          --variant V --expect fail --no-shrink MATRIX_ARGS
 #   probe.<name>.pass.<variant>            --variant V --expect pass --no-shrink MATRIX_ARGS
+#   probe.<name>.contract.empty-case       `--case ''` exits 2 with one line (every probe)
 # The kill/pass tests come from patches/<family>/targets, the one place that says which probe must catch which
 # variant (tools/tileprobe-report --targets-dir reads the same file for the mutation matrix):
 #   fixed-minus-NNNN <probe>...   exactly these probes catch it: a kill test here when <name> is listed, else a pass
@@ -60,6 +61,12 @@ function(tp_add_probe name)
   # At the end of the folder, so the tests the folder adds after this call are labelled too (EVAL: a deferred call's
   # arguments are otherwise expanded when it runs, where ARG_FAMILY is gone).
   cmake_language(EVAL CODE "cmake_language(DEFER CALL tp_label_probe_tests ${ARG_FAMILY})")
+  # An empty filter would be a substring of every id (a script's unset variable): it must not run everything.
+  add_test(NAME probe.${name}.contract.empty-case
+           COMMAND sh -c "\"$0\" --case '' >\"$1\" 2>&1; rc=$?; n=$(wc -l <\"$1\"); \
+             [ $rc -eq 2 ] && [ $n -eq 1 ] || { echo \"exit $rc, $n lines (expected exit 2, one line):\"; cat \"$1\"; exit 1; }"
+                   $<TARGET_FILE:${exe}> ${CMAKE_CURRENT_BINARY_DIR}/empty-case.out)
+  set_tests_properties(probe.${name}.contract.empty-case PROPERTIES LABELS "probe;${ARG_FAMILY};cpu;contract")
   if(ARG_NO_VERDICT_TESTS)
     return()
   endif()

@@ -546,3 +546,11 @@ TEST_CASE("A probe offers only the options it honours: fixtures, fuzz, input, sh
   CHECK(bare_help.out.find("--sanitize ") != std::string::npos);  // every probe can rerun under compute-sanitizer
   CHECK(toy::run({}, bare).code == 0);  // the tables alone still judge upstream and fixed
 }
+
+TEST_CASE("An empty --case filter exits 2 with one line instead of selecting every case", "[app]") {
+  require_usage_error({"--case", ""}, "--case '': an empty filter would select every case");
+  require_usage_error({"--case", "v=1.2.3", "--case", ""}, "--case ''");
+  const auto r = toy::run({"--case", "", "--list-cases"}, {}, false);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+}

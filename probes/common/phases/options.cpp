@@ -186,6 +186,12 @@ report_plan check_run_options(const raw_options& raw, const declaration& d, opti
     if (!s) throw usage_error("--seed '" + raw.seed + "': not a 64-bit decimal or 0x-hex number");
     opt.seed = *s;
   }
+  // An empty filter is a substring of every id: a script's unset variable would run everything and look like a
+  // rerun of one case.
+  for (const auto& f : raw.case_filters)
+    if (f.empty())
+      throw usage_error("--case '': an empty filter would select every case (give an id, a glob or a substring; "
+                        "leave --case out to run them all)");
   opt.case_filters = raw.case_filters;
   check_fixtures(raw, d, opt);
   opt.input = raw.input;
