@@ -37,17 +37,7 @@ phase::declaration toy_declaration() {
     o.pass = v.ops_as<toy::ops>().sum(c.as<toy::list>()) == toy::sum_correct(c.as<toy::list>());
     return o;
   };
-  // Drop one element at a time; shrunk ids name their parent.
-  d.shrinker = [](const case_def& c) {
-    const auto& l = c.as<toy::list>();
-    case_list smaller;
-    for (std::size_t i = 0; l.size() > 1 && i < l.size(); ++i) {
-      auto s = l;
-      s.erase(s.begin() + std::ptrdiff_t(i));
-      smaller.push_back({.id = shrunk_id(c.id, {{"drop", std::to_string(i)}}), .source = c.source, .payload = s});
-    }
-    return smaller;
-  };
+  d.shrinker = toy::drop_one;
   d.parent_of = [](std::string_view id) { return shrunk_parent(id, 1); };
   d.input_text = [](const case_def& c) -> std::optional<std::string> {
     return input_writer("probe-toy").record("list", {std::to_string(c.as<toy::list>().size())}).str();
