@@ -150,8 +150,9 @@ endfunction()
 
 # The probe contract's tests (probes/common/README.md) on a flash-attention probe, probe.<name>.contract.*: the
 # bad-input battery (the framework's classes plus probes/fa_support/bad_input_fa.sh), every printed id reruns alone
-# (python3 tests/probes_common/rerun_ids.py over a run with RERUN_ARGS), two runs with RUN_ARGS give identical JSON
-# apart from timings, and the README's input examples run with the buggy variants failing them.
+# (python3 tests/probes_common/rerun_ids.py over a run with RERUN_ARGS), that run's Markdown names no absolute path
+# and reruns each counterexample from the text it holds (check_markdown_rerun.py), two runs with RUN_ARGS give
+# identical JSON apart from timings, and the README's input examples run with the buggy variants failing them.
 function(tp_add_fa_contract_tests name)
   cmake_parse_arguments(ARG "" "" "RERUN_ARGS;RUN_ARGS" ${ARGN})
   set(pc ${PROJECT_SOURCE_DIR}/tests/probes_common)
@@ -161,6 +162,9 @@ function(tp_add_fa_contract_tests name)
                    ${PROJECT_SOURCE_DIR}/probes/fa_support/bad_input_fa.sh)
   add_test(NAME probe.${name}.contract.rerun-ids
            COMMAND python3 ${pc}/rerun_ids.py ${exe} ${CMAKE_CURRENT_BINARY_DIR}/rerun ${ARG_RERUN_ARGS})
+  add_test(NAME probe.${name}.contract.markdown-rerun
+           COMMAND python3 ${pc}/check_markdown_rerun.py ${exe} ${CMAKE_CURRENT_BINARY_DIR}/markdown ${PROJECT_SOURCE_DIR}
+                   ${ARG_RERUN_ARGS})
   add_test(NAME probe.${name}.contract.determinism COMMAND bash ${pc}/check_determinism.sh ${exe} ${ARG_RUN_ARGS})
   add_test(NAME probe.${name}.contract.readme-inputs
            COMMAND bash ${pc}/check_readme_inputs.sh ${exe} ${CMAKE_CURRENT_SOURCE_DIR}/README.md)

@@ -2,6 +2,7 @@
 // to write (the Markdown document, split for comments when long; --json-out; --matrix-out), and the exit code from
 // everything it found. The merging is report_merge.cpp's, the comparisons report_compare.cpp's.
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -287,6 +288,7 @@ int tileprobe_report_main(int argc, char** argv) {
 
   render_options options;
   options.run_sections = !o.no_run_sections;
+  options.report_dir = std::filesystem::path(o.out_path).parent_path().string();
   const std::string doc = render_document(result.runs, result.matrix ? &*result.matrix : nullptr,
                                           result.comparison ? &*result.comparison : nullptr, options);
   if (!o.matrix_out.empty() && !written(o.matrix_out, to_json(*result.matrix).dump(1) + "\n")) return 2;

@@ -144,8 +144,9 @@ void app::impl::add_probe_options() {
     }
     if (inputs)
       g.add_option("--input", raw.input,
-                   "run only the case(s) FILE holds, written in the tileprobe-input v1 format (probes/common/"
-                   "README.md; the probe's README has an example); a shrunk counterexample's .tpin file is one")
+                   "run only the case(s) FILE holds (- reads standard input), written in the tileprobe-input v1 format "
+                   "(probes/common/README.md; the probe's README has an example); a shrunk counterexample's .tpin file "
+                   "is one, and the Markdown report holds its text")
           ->type_name("FILE");
   }
   if (d.shrinker) {

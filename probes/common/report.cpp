@@ -233,10 +233,13 @@ std::string render_text(const run_record& r, bool colour, bool bench) {
   return o;
 }
 
-std::string render_markdown(const run_record& r, bool bench) {
+std::string render_markdown(const run_record& r, bool bench, const std::string& report_dir) {
   // The same renderer as tileprobe-report's merged document: a run is a merge of one report.
   report::merged_run run{r, {}, {r.command}, {}};
-  return report::render_document({run}, nullptr, nullptr, {bench});
+  report::render_options options;
+  options.bench = bench;
+  options.report_dir = report_dir;
+  return report::render_document({run}, nullptr, nullptr, options);
 }
 
 namespace {

@@ -32,8 +32,9 @@ std::string version_line(std::string_view tool);
 std::string format_number(double v);
 
 std::string render_text(const run_record& r, bool colour, bool bench);
-// The run as tileprobe-report would render its one report (probes/common/markdown.h): the same renderer.
-std::string render_markdown(const run_record& r, bool bench);
+// The run as tileprobe-report would render its one report (probes/common/markdown.h): the same renderer. `report_dir`:
+// the folder the Markdown is written in (render_options::report_dir).
+std::string render_markdown(const run_record& r, bool bench, const std::string& report_dir = {});
 // JUnit: one testsuite per variant, a testcase per listed case named by its id (passing ones up to
 // junit_passing_listed_max per variant, then one testcase for the rest), each failure with the command that reruns
 // it; then one testcase per expectation of the verdict, named by its stable id (expectations() in run.h).

@@ -136,27 +136,31 @@ struct key_values {
   }
   static void read(const json& j, lines& into, const char* key, context& c);
 };
-// A variant or a case by its name, where the record holds its index.
-struct variant_name {
-  static json write(std::size_t v, const context& c) { return c.written->variants[v].name; }
+// A variant or a case by its name (a case's is its id), where the record holds its index.
+template <class Kind>
+struct by_name {
+  static json write(std::size_t i, const context& c) { return Kind::name_at(*c.written, i); }
   static void read(const json& j, std::size_t& into, const char* key, context& c) {
     std::string name;
     read_value(j, name, key, c);
-    const auto it = c.variant_index.find(name);
-    if (it == c.variant_index.end()) bad(c, fmt::format("field '{}' names an unknown variant '{}'", key, name));
+    const auto& index = c.*Kind::index;
+    const auto it = index.find(name);
+    if (it == index.end()) bad(c, fmt::format("field '{}' names an unknown {} '{}'", key, Kind::what, name));
     into = it->second;
   }
 };
-struct case_id {
-  static json write(std::size_t i, const context& c) { return c.written->cases[i].id; }
-  static void read(const json& j, std::size_t& into, const char* key, context& c) {
-    std::string id;
-    read_value(j, id, key, c);
-    const auto it = c.case_index.find(id);
-    if (it == c.case_index.end()) bad(c, fmt::format("field '{}' names an unknown case '{}'", key, id));
-    into = it->second;
-  }
+struct variant_kind {
+  static constexpr const char* what = "variant";
+  static constexpr auto index = &context::variant_index;
+  static const std::string& name_at(const run_record& r, std::size_t v) { return r.variants[v].name; }
 };
+struct case_kind {
+  static constexpr const char* what = "case";
+  static constexpr auto index = &context::case_index;
+  static const std::string& name_at(const run_record& r, std::size_t i) { return r.cases[i].id; }
+};
+using variant_name = by_name<variant_kind>;
+using case_id = by_name<case_kind>;
 // A listed case's results as the names of the variants it failed on.
 struct failed_on {
   static json write(const std::vector<std::uint8_t>& passed, const context& c) {
@@ -424,7 +428,8 @@ struct fields_of<counterexample> {
       field{"reference_variant", &C::reference_variant},
       field{"reference_outcome", &C::on_reference},
       field{"input_file", &C::input_file, 2},
-      field{"reproduce", &C::reproduce, 2}};
+      field{"reproduce", &C::reproduce, 2},
+      field{"input_text", &C::input_text, 3}};
 };
 template <>
 struct fields_of<run_record> {
@@ -459,9 +464,8 @@ struct fields_of<run_record> {
       field{"filtered", &R::filtered},
       field{"unsharded_cases", &R::unsharded_cases},
       field{"command", &R::command},
-      // Added within version 2: reports of version 2 written before them lack them.
-      field{"run_seconds", &R::run_seconds, 1, plain{}, true},
-      field{"setup_seconds", &R::setup_seconds, 1, plain{}, true},
+      field{"run_seconds", &R::run_seconds, 3},  // added within version 2: its early reports lack them
+      field{"setup_seconds", &R::setup_seconds, 3},
       field{"notes", &R::notes},
       field{"bench", &R::bench, 1, plain{}, true},  // only with --bench
       field{"environment", &R::environment, 1, key_values{}},
@@ -489,8 +493,9 @@ run_record from_json(const json& j) {
   context c;
   if (!j.is_object() || !j.contains("schema_version")) bad(c, "missing field 'schema_version'");
   read_value(j.at("schema_version"), c.version, "schema_version", c);
-  if (c.version != report_schema_version && c.version != 1)
-    bad(c, fmt::format("schema_version {} is not {}", j.at("schema_version").dump(), report_schema_version));
+  if (c.version < 1 || c.version > report_schema_version)
+    bad(c, fmt::format("schema_version {} is not one this build reads (1 to {})", j.at("schema_version").dump(),
+                       report_schema_version));
   run_record r;
   c.read = &r;
   read_fields(j, r, c);

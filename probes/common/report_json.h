@@ -9,9 +9,11 @@
 
 namespace tp::probe {
 
-// Version 2: tallies and listed cases (a large run lists only some). from_json also reads version 1 (every case
-// listed, no tallies): a field a version does not require is read when present, else left at its default.
-inline constexpr int report_schema_version = 2;
+// Version 3: each counterexample's input text (the Markdown reruns it from that text alone); run_seconds and
+// setup_seconds always present. Version 2: tallies and listed cases (a large run lists only some). Version 1: every
+// case listed, no tallies. from_json reads all three: a field a document's version does not require is read when
+// present, else left at its default.
+inline constexpr int report_schema_version = 3;
 nlohmann::json to_json(const run_record& r, bool bench);
 run_record from_json(const nlohmann::json& j);  // throws std::runtime_error naming the missing/bad field
 

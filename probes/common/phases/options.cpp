@@ -200,8 +200,8 @@ report_plan check_run_options(const raw_options& raw, const declaration& d, opti
       if (raw.was_given(other))
         throw usage_error(std::string("--input and ") + other + " contradict each other (an --input run runs the " +
                           "file's cases only)");
-    std::ifstream probe_file(opt.input);
-    if (!probe_file) throw usage_error("--input '" + opt.input + "': cannot open the file");
+    if (opt.input != input_stdin && !std::ifstream(opt.input))
+      throw usage_error("--input '" + opt.input + "': cannot open the file");
   }
   return check_reports(raw);
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 
@@ -21,6 +22,12 @@ bool use_colour(const std::string& mode, bool tty) {
   if (mode == "never") return false;
   const char* no_color = std::getenv("NO_COLOR");
   return tty && !(no_color && *no_color);
+}
+
+// The folder a format's report is written in: its file's, or the current one for stdout.
+std::string folder_of(const report_plan& plan, report_format f) {
+  const auto it = plan.destination.find(f);
+  return it == plan.destination.end() ? std::string() : std::filesystem::path(it->second).parent_path().string();
 }
 
 void write_file(const std::string& path, const std::string& text, const std::string& what) {
@@ -53,7 +60,7 @@ int write_reports(const run_record& rec, const report_plan& plan, bool bench, st
   const auto render = [&](report_format f, bool with_colour) -> std::string {
     switch (f) {
       case report_format::text: return render_text(rec, with_colour, bench);
-      case report_format::md: return render_markdown(rec, bench);
+      case report_format::md: return render_markdown(rec, bench, folder_of(plan, report_format::md));
       case report_format::json: return to_json(rec, bench).dump(1) + "\n";
       case report_format::junit: return render_junit(rec, {plan.junit_failing_only});
     }
