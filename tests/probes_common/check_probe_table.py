@@ -10,6 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ci", "lib"))
 import probe_list  # noqa: E402
+from rerun_ids import verdict as report  # noqa: E402
 
 HEADER = re.compile(r"^\| probe \|")
 ROW = re.compile(r"^\| \[`([a-z0-9-]+)`\]\(probes/([a-z0-9-]+)/README\.md\) \|")
@@ -43,11 +44,7 @@ def main(bin_dir, source_dir):
             problems.append(f"README.md does not link probes/{p}/README.md")
         if not os.path.isfile(os.path.join(source_dir, "probes", p, "README.md")):
             problems.append(f"probes/{p}/README.md does not exist")
-    for line in problems:
-        print("FAIL", line)
-    if not problems:
-        print(f"README.md's probe table lists the {len(verdict)} registered probes with verdicts: {' '.join(table)}")
-    return 1 if problems else 0
+    return report(problems, f"README.md's probe table: {' '.join(table)}; registered with verdicts: {' '.join(verdict)}")
 
 
 if __name__ == "__main__":
