@@ -11,13 +11,16 @@ import hashlib
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci_common"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(here, "..", "ci_common"), os.path.join(here, "..", "..", "ci", "lib")]
 from dry_run import DryRun  # noqa: E402
-
-PROBES = ["ck-idx-swap-xor", "ck-nibble-overcount", "ck-phantom-fallback", "fa-k00-combine-race",
-          "fa-missing-tile-meta"]
+import probe_list  # noqa: E402
 
 src, build, out = sys.argv[1:4]
+# The build's probes (bin/probes.json): those with verdicts run on cpu and hip; the others (swmmac-sweep) are steps
+# of their own.
+PROBES = probe_list.names(os.path.join(build, "bin"), "verdict")
+ALL = probe_list.names(os.path.join(build, "bin"))
 run = DryRun(src, out, "hip", ["--dry-run", "--no-build", "--build-dir", build, "--runs", "1"])
 s = run.load_summary("hip-summary.json")
 if s:
@@ -61,7 +64,7 @@ if m:
     if m["exit_code"] != 0 or m["problems"] or m["comparison"] is not None:
         run.bad(f"hip-report.json: exit {m['exit_code']}, problems {m['problems']}, comparison {m['comparison']}")
     merged = {r["probe"] for r in m["runs"] if r["as_expected"] and r["backend"] == "cpu"}
-    for probe in PROBES + ["swmmac-sweep"]:
+    for probe in ALL:
         if probe not in merged:
             run.bad(f"hip-report.json: {probe}'s cpu run is not in the merged report as expected")
 md = os.path.join(out, "hip-report.md")

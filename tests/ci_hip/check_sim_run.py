@@ -13,16 +13,20 @@ cpu and hip runs compared variant by variant and equal. A failure names the miss
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci_common"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(here, "..", "ci_common"), os.path.join(here, "..", "..", "ci", "lib")]
 from dry_run import DryRun  # noqa: E402
+import probe_list  # noqa: E402
 
-PROBES = ["ck-idx-swap-xor", "ck-nibble-overcount", "ck-phantom-fallback", "fa-k00-combine-race",
-          "fa-missing-tile-meta"]
-CK_PROBES = [p for p in PROBES if p.startswith("ck-")]
 STEPS = [("swmmac-sweep-predict", "cpu"), ("isa-differential", "cpu"), ("isa-differential", "hip"),
          ("swmmac-sweep", "cpu"), ("swmmac-sweep", "hip")]
 
 src, build, out, arch = sys.argv[1:5]
+# The build's probes (bin/probes.json): those with verdicts run on cpu and hip; the others (swmmac-sweep) are steps
+# of their own.
+PROBES = probe_list.names(os.path.join(build, "bin"), "verdict")
+CK_PROBES = [p for p in PROBES if p.startswith("ck-")]
+ALL = probe_list.names(os.path.join(build, "bin"))
 options = sys.argv[5:]
 run = DryRun(src, out, "hip", ["--simulator", arch, "--no-build", "--build-dir", build, *options], expected_exit=0)
 s = run.load_summary("hip-summary.json")
@@ -77,7 +81,7 @@ if m:
     if m["exit_code"] != 0 or m["problems"]:
         run.bad(f"hip-report.json: exit {m['exit_code']}, problems {m['problems']}")
     merged = {(r["probe"], r["backend"]) for r in m["runs"] if r["as_expected"]}
-    for probe in PROBES + ["swmmac-sweep"]:
+    for probe in ALL:
         for backend in ["cpu", "hip"]:
             if (probe, backend) not in merged:
                 run.bad(f"hip-report.json: {probe} on {backend} is not in the merged report as expected")

@@ -27,11 +27,15 @@ import time
 
 from cluster import Cluster, ClusterError, missing_commands
 
-PROBES = ["ck-phantom-fallback", "ck-nibble-overcount", "ck-idx-swap-xor"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ci", "lib"))
+import probe_list  # noqa: E402
+
 SHARDS, FUZZ, SEED = 3, 300, 29
 WAIT_SECONDS = 300
 
 src, build = (os.path.abspath(a) for a in sys.argv[1:3])
+# The campaign's default probes, which the script takes from the same manifest when TP_PROBES is not given.
+PROBES = probe_list.names(os.path.join(build, "bin"), "campaign")
 binaries = [os.path.join(build, "bin", f"probe-{p}") for p in PROBES] + [os.path.join(build, "bin", "tileprobe-report")]
 failures = []
 
@@ -105,8 +109,9 @@ def submit(cluster, out, *sbatch_args):
     """Submits the campaign as a user would (bash ci/slurm/fuzz-campaign.sbatch) with its output in `out`; returns
     its jobs as slurmctld records them: (the array's id, the merge job's record). --cpus-per-task=1: the script asks
     for 4 per shard, more than this node may have; a real cluster's partition would come the same way."""
-    env = dict(cluster.env, TP_SHARDS=str(SHARDS), TP_FUZZ=str(FUZZ), TP_SEED=str(SEED), TP_PROBES=" ".join(PROBES),
-               TP_BUILD_DIR=build, TP_OUT=out, TP_SBATCH_ARGS=" ".join(["--cpus-per-task=1", *sbatch_args]))
+    env = dict(cluster.env, TP_SHARDS=str(SHARDS), TP_FUZZ=str(FUZZ), TP_SEED=str(SEED), TP_BUILD_DIR=build,
+               TP_OUT=out, TP_SBATCH_ARGS=" ".join(["--cpus-per-task=1", *sbatch_args]))
+    env.pop("TP_PROBES", None)  # the script's default: the build's campaign probes
     r = subprocess.run(["bash", os.path.join(src, "ci", "slurm", "fuzz-campaign.sbatch")], env=env,
                        capture_output=True, text=True)
     if r.returncode != 0:
