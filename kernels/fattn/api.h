@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,6 +123,18 @@ struct launch_plan {
   fixup_kind fixup = fixup_kind::none;
 };
 
+// Per tile: how many stream-k blocks of the plan cover it (1: a whole tile). Block b takes units
+// [b·units/blocks, (b+1)·units/blocks), tile t units [t·iter_k, (t+1)·iter_k).
+inline std::vector<int> blocks_per_tile(const launch_plan& lp) {
+  std::vector<int> n(lp.ntiles, 0);
+  for (int b = 0; b < lp.blocks; ++b) {
+    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
+    if (begin == end) continue;
+    for (long long t = begin / lp.iter_k; t <= (end - 1) / lp.iter_k; ++t) ++n[t];
+  }
+  return n;
+}
+
 // One attention problem: n_head K/V heads, each shared by gqa Q heads (Q head hq uses K/V head hq / gqa). Row-major,
 // fp32 holding fp16 values:
 //   q      [n_head·gqa][n_q][DKQ]    k_body [n_head][n_kv][DKQ]    v_body [n_head][n_kv][DV]
@@ -166,6 +179,13 @@ struct run_options {
   // stays poisoned and never-written; GPU: allocated only, so compute-sanitizer initcheck flags reads of rows no
   // kernel stored, and what those reads return is undefined).
   bool memset_body_meta = true;
+};
+
+// What a tree variant (kernels/fattn/tree) throws for a case whose kernel the user's tree compiles out on the device's
+// arch (a device guard leaves a no_device_code stub): the message names the kernel, the arch and the guard. Never a
+// pass; the case fails with it as its error, nothing is launched.
+struct no_device_code : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Entry points of one variant. All throw std::invalid_argument on a bad problem (sizes), and the backend's

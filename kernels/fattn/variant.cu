@@ -105,16 +105,6 @@ launch_plan plan(int config, const problem& p, const device_model& dev) {
   return lp;
 }
 
-std::vector<int> blocks_per_tile(const launch_plan& lp) {
-  std::vector<int> n(lp.ntiles, 0);
-  for (int b = 0; b < lp.blocks; ++b) {
-    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
-    if (begin == end) continue;
-    for (long long t = begin / lp.iter_k; t <= (end - 1) / lp.iter_k; ++t) ++n[t];
-  }
-  return n;
-}
-
 // Most tiles any block touches: the segment-log slots per block.
 int max_segments_per_block(const launch_plan& lp) {
   long long most = 1;
@@ -205,7 +195,7 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
     using C = decltype(cfg);
     run_result r;
     r.plan = plan(config, p, dev);
-    r.tile_blocks = blocks_per_tile(r.plan);
+    r.tile_blocks = tp::fattn::blocks_per_tile(r.plan);
     const launch_plan& lp = r.plan;
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp),
                                       opt.memset_body_meta);
