@@ -5,7 +5,8 @@
 # Each entry of TP_FA_TREE_NEEDS is <file relative to the root>[:<name>,<name>...].
 #   cmake -DROOT=<root> -DWHAT=<name> -P check_tree.cmake                                   (tests/fa_tree)
 #
-# The list is the one place these names are written; tree_variant.cu uses each of them.
+# The list is the one place these names are written; tree_variant.cu uses each of them. Messages begin with a space:
+# CMake then prints them as they are, on one line, instead of re-wrapping the text.
 set(TP_FA_TREE_NEEDS
   "ggml/include/ggml.h"
   "ggml/src/ggml-cuda/common.cuh"
@@ -18,7 +19,7 @@ set(TP_FA_TREE_NEEDS
 
 function(tp_fa_check_tree root what)
   if(NOT IS_DIRECTORY "${root}")
-    message(FATAL_ERROR "${what}=${root} is not a directory")
+    message(FATAL_ERROR " ${what}=${root} is not a directory")
   endif()
   foreach(entry ${TP_FA_TREE_NEEDS})
     set(names "")
@@ -29,7 +30,7 @@ function(tp_fa_check_tree root what)
       set(file ${entry})
     endif()
     if(NOT EXISTS "${root}/${file}")
-      message(FATAL_ERROR "${what}=${root} has no ${file} (tileprobe compiles the tree's flash-attention kernels from it)")
+      message(FATAL_ERROR " ${what}=${root} has no ${file} (tileprobe compiles the tree's flash-attention kernels from it)")
     endif()
     if(names)
       string(REPLACE "," ";" names "${names}")
@@ -44,7 +45,7 @@ function(tp_fa_check_tree root what)
           set(kind definition)
         endif()
         if(NOT text MATCHES "${re}")
-          message(FATAL_ERROR "${what}=${root}: ${file} has no ${kind} ${name} (tileprobe launches the tree's own)")
+          message(FATAL_ERROR " ${what}=${root}: ${file} has no ${kind} ${name} (tileprobe launches the tree's own)")
         endif()
       endforeach()
     endif()
