@@ -150,6 +150,11 @@ def write(files, keep, out):
             new_start = h.new_start - shift
             chunks.append(f"@@ -{h.old_start},{h.old_len} +{new_start},{h.new_len} @@{h.tail}\n")
             chunks.extend(h.body)
+    return write_lines(chunks, out)
+
+
+def write_lines(chunks, out):
+    """False (nothing written) when there is nothing to write."""
     if not chunks:
         return False
     with open(out, "w", encoding="utf-8", errors="surrogateescape") as fo:
@@ -187,11 +192,7 @@ def diff_trees(root, fixed, out):
         if d:
             chunks.append(f"diff --git a/{rel} b/{rel}\n")
             chunks.extend(l if l.endswith("\n") else l + "\n\\ No newline at end of file\n" for l in d)
-    if not chunks:
-        return False
-    with open(out, "w", encoding="utf-8", errors="surrogateescape") as fo:
-        fo.writelines(chunks)
-    return True
+    return write_lines(chunks, out)
 
 
 def main(argv):
