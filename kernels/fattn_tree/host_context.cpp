@@ -1,7 +1,8 @@
 // The one ggml symbol the tree's inline host helpers reach that tileprobe defines: ggml_abort, the failure path of
-// GGML_ASSERT (ggml/include/ggml.h). tree_variant.cu calls helpers that assert (init_fastdiv_values, the config getters);
-// a failed assertion there is the tree refusing a launch tileprobe asked for, so it becomes an exception that fails
-// that case with the tree's own message and location, as device errors do. Linked once with the tree variants.
+// GGML_ASSERT (ggml/include/ggml.h). tree_variant.cu calls helpers that assert (init_fastdiv_values, the config
+// getters); a failed assertion there is the tree refusing a launch tileprobe asked for, so it becomes an exception
+// that fails that case with the tree's own message and location, as device errors do. Linked once with the tree
+// variants.
 #include <cstdarg>
 #include <cstdio>
 #include <stdexcept>

@@ -84,7 +84,8 @@ const device_info& device() {
     d.arch = d.arch.substr(0, d.arch.find(':'));  // gfx1100:sramecc-:xnack- -> gfx1100
     const std::string digits = d.arch.rfind("gfx", 0) == 0 ? d.arch.substr(3) : std::string();
     if (digits.size() < 3 || digits.find_first_not_of("0123456789abcdef") != std::string::npos)
-      throw tp::device_error("fattn tree: cannot read an arch from the device name '" + std::string(p.gcnArchName) + "'");
+      throw tp::device_error("fattn tree: cannot read an arch from the device name '" + std::string(p.gcnArchName) +
+                             "'");
     d.cc = GGML_CUDA_CC_OFFSET_AMD + int(std::stoul(digits.substr(0, digits.size() - 2), nullptr, 16)) * 0x100 +
            int(std::stoul(digits.substr(digits.size() - 2), nullptr, 16));
 #else
@@ -132,8 +133,8 @@ body_config body_config_for(kernel_kind kind, int cc, int warp_size) {
     throw std::invalid_argument("fattn tree: the tree's config table has no row for D" + std::to_string(DKQ) +
                                 " ncols " + std::to_string(ncols) + " on this device");
   if (kind != kernel_kind::f16) {
-    c.nbytes_shared =
-        ggml_cuda_fattn_kvarn_mma_shared_bytes<DKQ, DV, ncols1, ncols2>(cc, warp_size, kind != kernel_kind::kvarn_kvarn);
+    const bool original_domain = kind != kernel_kind::kvarn_kvarn;
+    c.nbytes_shared = ggml_cuda_fattn_kvarn_mma_shared_bytes<DKQ, DV, ncols1, ncols2>(cc, warp_size, original_domain);
     return c;
   }
   // ggml_cuda_flash_attn_ext_mma_f16_case's sum, term by term.
@@ -206,53 +207,12 @@ int checked_int(std::size_t v, const char* what) {
   return int(v);
 }
 
-// launch_fattn's grid (fattn-common.cuh): ntiles_dst tiles of ncols1 tokens x ncols2 Q heads of one K/V head, stream-k
-// on Ada and newer, on any AMD WMMA device or when whole-tile waves would use under 75% of the blocks; the stream-k
-// block count min(max_blocks, ntiles_KV * ntiles_dst), rounded down to a multiple of ntiles_dst when that loses at most
-// 5%; a fixup when blocks do not divide the tiles (uniform when every tile gets the same number of blocks). max_blocks
-// is the modelled device's (api.h device_model), where upstream asks the runtime's occupancy query.
+// launch_fattn's grid (api.h's stream_k_plan) with the tree's nbatch_fa and ncols1, stream-k as launch_fattn decides
+// it for the device: always on Ada and newer and on any AMD WMMA device. max_blocks is the modelled device's
+// (api.h device_model), where upstream asks the runtime's occupancy query.
 launch_plan plan_for(const body_config& c, const problem& p, const tp::fattn::device_model& dev, int cc) {
-  launch_plan lp;
-  lp.iter_k = (p.n_kv + c.nbatch_fa - 1) / c.nbatch_fa;
-  lp.iter_j = (p.n_q + c.ncols1 - 1) / c.ncols1;
-  lp.iter_z = (p.gqa + c.ncols2 - 1) / c.ncols2;
-  lp.ntiles = lp.iter_j * lp.iter_z * p.n_head;
-  lp.units = (long long)lp.iter_k * lp.ntiles;
-  const int max_blocks = dev.max_blocks_per_sm * dev.nsm;
-  if (max_blocks < 1) throw std::invalid_argument("fattn: device has no resident blocks (nsm * occupancy < 1)");
-  const int nwaves = (lp.ntiles + max_blocks - 1) / max_blocks;
-  const int efficiency_percent = 100 * lp.ntiles / (max_blocks * nwaves);
-  lp.stream_k = cc >= GGML_CUDA_CC_ADA_LOVELACE || amd_wmma_available(cc) || efficiency_percent < 75;
-  lp.blocks = lp.ntiles;
-  if (lp.stream_k) {
-    const int raw = int(std::min<long long>(max_blocks, lp.units));
-    const int rounded = raw / lp.ntiles * lp.ntiles;
-    const int max_efficiency_loss_percent = 5;
-    const int loss_percent = rounded > 0 ? 100 * (raw - rounded) / raw : 100;
-    lp.blocks = loss_percent <= max_efficiency_loss_percent ? rounded : raw;
-  }
-  if (lp.blocks % lp.ntiles == 0 && lp.blocks > lp.ntiles)
-    lp.fixup = fixup_kind::uniform;
-  else if (lp.ntiles % lp.blocks != 0)
-    lp.fixup = fixup_kind::general;
-  else
-    lp.fixup = fixup_kind::none;
-  return lp;
-}
-
-void check_problem(const tp::fattn::kernel_config& c, const problem& p) {
-  auto need = [](const char* what, std::size_t got, long long want) {
-    if ((long long)got != want)
-      throw std::invalid_argument(std::string("fattn: ") + what + " has " + std::to_string(got) + " values, expected " +
-                                  std::to_string(want));
-  };
-  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0 || p.gqa < 1)
-    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0, gqa >= 1");
-  need("q", p.q.size(), (long long)p.n_head * p.gqa * p.n_q * c.DKQ);
-  need("k_body", p.k_body.size(), (long long)p.n_head * p.n_kv * c.DKQ);
-  need("v_body", p.v_body.size(), (long long)p.n_head * p.n_kv * c.DV);
-  need("k_tail", p.k_tail.size(), (long long)p.n_head * p.n_tail * c.DKQ);
-  need("v_tail", p.v_tail.size(), (long long)p.n_head * p.n_tail * c.DV);
+  const bool always = cc >= GGML_CUDA_CC_ADA_LOVELACE || amd_wmma_available(cc);
+  return tp::fattn::stream_k_plan(c.nbatch_fa, c.ncols1, p, dev, always);
 }
 
 // fp16 bit patterns of values the problem promises are fp16 (api.h): the conversion is exact.
@@ -348,8 +308,8 @@ run_result run_instance(const problem& p, const tp::fattn::device_model& dev, co
            reinterpret_cast<float2*>(ptr(final_meta)), p.scale, 0.0f, 1.0f, 1.0f, n_head_log2, 0.0f, DKQ,
            init_fastdiv_values(p.n_q), H, 1, checked_int(nb01, "nb01"), checked_int(nb02, "nb02"),
            checked_int(nb03, "nb03"), DKQ, p.n_kv, p.n_head, 1, checked_int(nb11, "nb11"), checked_int(nb12, "nb12"),
-           std::int64_t(nb13), checked_int(nb21, "nb21"), checked_int(nb22, "nb22"), std::int64_t(nb23), mask_rows, 1, 1,
-           checked_int(nb31, "nb31"), checked_int(nb32, "nb32"), std::int64_t(nb33));
+           std::int64_t(nb13), checked_int(nb21, "nb21"), checked_int(nb22, "nb22"), std::int64_t(nb23), mask_rows, 1,
+           1, checked_int(nb31, "nb31"), checked_int(nb32, "nb32"), std::int64_t(nb33));
 
     const int gqa_ratio = p.gqa;
     if (lp.fixup == fixup_kind::uniform) {
@@ -444,8 +404,8 @@ run_result run_instance(const problem& p, const tp::fattn::device_model& dev, co
 }
 
 run_result run(int config, const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {
-  check_problem(tp::fattn::configs[config < 0 || config >= tp::fattn::n_configs ? 0 : config], p);
   const int i = instance_for(config, p);
+  tp::fattn::check_problem(tp::fattn::configs[config], p);
   return dispatch_instance(i, [&]<int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>() {
     return run_instance<DKQ, DV, ncols1, ncols2, KIND>(p, dev, opt);
   });

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   g.kvarn = false;  // the tree's own KVarN records (phase 2) are not built; f16 data, exact in fp16
   cli.add_option("--variant", variant, "tree variant (tree-upstream, tree-fixed, ...)")->required();
   cli.add_option("--config", config, "a config of kernels/fattn/api.h")->required();
-  cli.add_option("--ncols2", g.ncols2, "Q heads per tile (kernels/fattn_tree/instances.h lists those built)")->required();
+  cli.add_option("--ncols2", g.ncols2, "Q heads per tile (kernels/fattn_tree/instances.h lists those built)")
+      ->required();
   cli.add_option("--kernel", kernel, "f16 | kvarn-kvarn");
   cli.add_option("--n-q", g.n_q, "query tokens");
   cli.add_option("--n-kv", g.n_kv, "body KV length");
