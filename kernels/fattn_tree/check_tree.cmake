@@ -1,5 +1,6 @@
-# Does a beellama tree hold what tileprobe compiles from it? Every file tree_variant.cu includes, and in each the
-# kernel (or name) tileprobe launches; the first thing missing stops configure with one line naming it.
+# Does a beellama tree hold what tileprobe compiles from it? Every file tree_variant.cu includes (and kvarn.cu, whose
+# store kernels are compiled beside it), and in each the kernel (or name) tileprobe launches or builds; the first
+# thing missing stops configure with one line naming it.
 #
 #   include(check_tree.cmake) + tp_fa_check_tree(<root> <what to call it in messages>)    (configure)
 # Each entry of TP_FA_TREE_NEEDS is <file relative to the root>[:<name>,<name>...].
@@ -15,7 +16,8 @@ set(TP_FA_TREE_NEEDS
   "ggml/src/ggml-cuda/fattn-common.cuh:flash_attn_stream_k_fixup_uniform,flash_attn_stream_k_fixup_general,flash_attn_mask_to_KV_max"
   "ggml/src/ggml-cuda/fattn-mma-kvarn-case.cuh"
   "ggml/src/ggml-cuda/fattn-mma-kvarn.cuh:GGML_CUDA_FATTN_KVARN_TYPE"
-  "ggml/src/ggml-cuda/fattn-tail.cuh:k_flash_attn_ext_tail_indexed_small,k_flash_attn_ext_tail_partials_merge")
+  "ggml/src/ggml-cuda/fattn-tail.cuh:k_flash_attn_ext_tail_indexed_small,k_flash_attn_ext_tail_partials_merge"
+  "ggml/src/ggml-cuda/kvarn.cu:kvarn_store_kernel_hishmem,kvarn_store_kernel_lowshmem")
 
 function(tp_fa_check_tree root what)
   if(NOT IS_DIRECTORY "${root}")

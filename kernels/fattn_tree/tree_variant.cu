@@ -193,7 +193,19 @@ std::string kernel_key(int DKQ, int DV, int ncols1, int ncols2, ggml_type K, ggm
                 int(V));
   return s;
 }
+// The archs this variant's code objects were built for (TP_FA_TREE_ARCHS), on hip; a device of another arch would get
+// the runtime's "no kernel image" at the first launch, so it is refused first, saying which archs there are.
+void refuse_other_arch() {
+#if defined(TP_FA_TREE_ARCHS_BUILT)
+  const std::string built = TP_FA_TREE_ARCHS_BUILT, arch = device().arch;
+  if (("," + built + ",").find("," + arch + ",") == std::string::npos)
+    throw tp::device_error("fattn tree: the tree variants were compiled for " + built + " (TP_FA_TREE_ARCHS); this "
+                           "device is " + arch);
+#endif
+}
+
 void refuse_if_compiled_out(const std::string& key) {
+  refuse_other_arch();
   const std::string& arch = device().arch;
   for (int i = 0; i < compiled_out_count; ++i)
     if (arch == compiled_out_table[i].arch && key == compiled_out_table[i].kernel)

@@ -20,7 +20,7 @@ This mirrors decoder.cpp's rules as written when this script was; the simulator 
 unimplemented instruction stops a launch with its mnemonic, kernel and PC). Output: one line per missing form with
 how often it occurs, in how many functions, per arch, and one example.
 
-  needed_instructions.py --machine DIR --isa DIR --from TEXT --out FILE LISTING...   (LISTING: <variant dir>/<arch>.s)
+  needed_instructions.py --machine DIR --isa DIR --from TEXT --out FILE LISTING...   (LISTING: <variant dir>/<arch>[.kvarn].s)
   needed_instructions.py ... --check FILE     exit 1 when FILE differs from the result, 77 when FILE's first line (the
                                               build it was made from: tree, fix, variants, archs) is another build's
 """
@@ -158,7 +158,7 @@ def main():
         lambda: {"count": collections.Counter(), "functions": set(), "example": "", "modifiers": set()})
     total = collections.Counter()
     for path in a.listings:
-        arch = os.path.basename(path)[:-2]
+        arch = os.path.basename(path).split(".")[0]  # <arch>.s, <arch>.kvarn.s
         function, in_trap = "?", False
         for line in read(path).splitlines():
             s = SYMBOL.match(line)

@@ -122,9 +122,12 @@ extern "C" __device__ inline void __atomic_work_item_fence(__cl_mem_fence_flags,
 #undef TP_FA_FENCE
 }
 
-// log2f: the tail kernel's ALiBi preamble takes floor(log2(n_head)) on every launch. LLVM's own lowering of log2 for
-// AMDGPU (v_log_f32, with denormal inputs scaled into range) is what a device library would give.
+// log2f: the tail kernel's ALiBi preamble takes floor(log2(n_head)) on every launch; logf: the KVarN store's
+// log-domain Sinkhorn (kvarn.cu). LLVM lowers both for AMDGPU itself, without a library (log2: v_log_f32 with denormal
+// inputs scaled into range; log: the same plus an extended-precision multiply by ln 2), which is what ROCm's ocml
+// functions compile to as well.
 extern "C" __device__ inline float __ocml_log2_f32(float x) { return __builtin_log2f(x); }
+extern "C" __device__ inline float __ocml_log_f32(float x) { return __builtin_logf(x); }
 
 // Reached only on paths tileprobe never takes, so they stop the wave (s_trap) rather than compute with a stand-in:
 //   device printf (HIP's hostcall buffer): the tree's no_device_code(), the body of a kernel the tree compiles out
