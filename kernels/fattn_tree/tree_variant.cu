@@ -253,6 +253,62 @@ T* ptr(tp::device_buffer<T>& b) {
   return reinterpret_cast<T*>(b.view().p);
 }
 
+// ggml's dst rows are q*H + h (token-major), the problem's h*n_q + q: `width` values per row.
+template <class T>
+std::vector<T> to_problem_rows(const std::vector<T>& ggml, int H, int n_q, std::size_t width) {
+  std::vector<T> out(ggml.size());
+  for (int h = 0; h < H; ++h)
+    for (int q = 0; q < n_q; ++q)
+      std::copy_n(ggml.begin() + (std::size_t(q) * H + h) * width, width,
+                  out.begin() + (std::size_t(h) * n_q + q) * width);
+  return out;
+}
+
+// The tail pass and merge in one launch, as ggml_cuda_flash_attn_ext_tail runs a tail of at most 256 tokens
+// (indexed_small): one stream, every query active in order (query_order[q] = q), one run descriptor whose n_tail
+// (desc[4]) and slot list (desc[6 + t] = t) name the tail rows; tail K/V f16 [D, n_tail, n_head]; no tail mask. Q, the
+// body's dst and meta as the body pass left them (ggml's layouts); returns the merged output in ggml's row order.
+template <int DKQ, int DV>
+std::vector<float> tail_merge(const problem& p, tp::device_buffer<float>& Q, tp::device_buffer<float>& body,
+                              tp::device_buffer<float>& body_meta) {
+  constexpr int max_tail = 256;
+  if (p.n_tail > max_tail)
+    throw std::invalid_argument("fattn tree: tails over 256 tokens take the tree's packed tail pass, which tileprobe "
+                                "does not launch; n_tail " + std::to_string(p.n_tail));
+  const int H = p.n_head * p.gqa, n_tail = p.n_tail, slots = std::max(n_tail, 1), desc_stride = 6 + n_tail;
+  tp::device_buffer<std::uint16_t> Kt(std::max<std::size_t>(p.k_tail.size(), 1)),
+      Vt(std::max<std::size_t>(p.v_tail.size(), 1)), mt(std::size_t(slots) * p.n_q);
+  if (n_tail > 0) {
+    Kt.upload(to_half_bits(p.k_tail));
+    Vt.upload(to_half_bits(p.v_tail));
+  }
+  mt.fill(0);
+  std::vector<std::int32_t> order(p.n_q), desc(desc_stride, 0);
+  for (int q = 0; q < p.n_q; ++q) order[q] = q;
+  desc[4] = n_tail;
+  for (int t = 0; t < n_tail; ++t) desc[6 + t] = t;
+  tp::device_buffer<std::int32_t> qo(order.size()), rd(desc.size());
+  qo.upload(order);
+  rd.upload(desc);
+  tp::device_buffer<float> out(std::size_t(H) * p.n_q * DV);
+  const std::size_t q_nb1 = std::size_t(DKQ) * sizeof(float), q_nb2 = q_nb1 * p.n_q, q_nb3 = q_nb2 * H;
+  const std::size_t kt_nb1 = std::size_t(DKQ) * sizeof(half), kt_nb2 = kt_nb1 * n_tail;
+  const std::size_t vt_nb1 = std::size_t(DV) * sizeof(half), vt_nb2 = vt_nb1 * n_tail;
+  const std::size_t o_nb1 = std::size_t(DV) * sizeof(float), o_nb2 = o_nb1 * H, o_nb3 = o_nb2 * p.n_q;
+  const std::size_t mt_nb1 = std::size_t(slots) * sizeof(half), mt_nb3 = mt_nb1 * p.n_q;
+  const std::size_t none = 0;  // the strides of the current-batch tail K/V, which tileprobe does not pass
+  launch("k_flash_attn_ext_tail_indexed_small", k_flash_attn_ext_tail_indexed_small<half, half, max_tail>,
+         dim3(p.n_q, H, 1), dim3(256, 1, 1), 0, static_cast<const float*>(ptr(Q)),
+         reinterpret_cast<const char*>(ptr(Kt)), reinterpret_cast<const char*>(ptr(Vt)),
+         static_cast<const char*>(nullptr), static_cast<const char*>(nullptr), reinterpret_cast<const half*>(ptr(mt)),
+         static_cast<const std::int32_t*>(ptr(qo)), static_cast<const std::int32_t*>(ptr(rd)),
+         static_cast<const float*>(ptr(body)), reinterpret_cast<const float2*>(ptr(body_meta)), ptr(out), DKQ, DV,
+         p.n_q, H, 1, p.n_q, 1, p.n_head, p.n_head, desc_stride, p.scale, 0.0f, 0.0f, q_nb1, q_nb2, q_nb3, slots,
+         sizeof(half), kt_nb1, kt_nb2, sizeof(half), vt_nb1, vt_nb2, none, none, none, none, none, none, mt_nb1,
+         mt_nb3, false, false, o_nb1, o_nb2, o_nb3, o_nb1, o_nb2, o_nb3);
+  return out.to_host();
+}
+
 template <int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>
 run_result run_instance(const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {
   constexpr ggml_type type_K = kv_types<KIND>::K, type_V = kv_types<KIND>::V;
@@ -343,73 +399,18 @@ run_result run_instance(const problem& p, const tp::fattn::device_model& dev, co
              gqa_ratio, checked_int(std::size_t(lp.units), "units"), fd_k_j_z_ne12, fd_k_j_z, fd_k_j, fd_k);
     }
 
-    // Back to the problem's row order (h*n_q + q) from ggml's (q*H + h).
-    const std::vector<float> body_ggml = dst.to_host(), meta_ggml = final_meta.to_host();
-    r.body.assign(rows * DV, 0.0f);
-    r.body_meta.assign(rows * 2, 0.0f);
-    for (int h = 0; h < H; ++h)
-      for (int q = 0; q < p.n_q; ++q) {
-        const std::size_t mine = std::size_t(h) * p.n_q + q, theirs = std::size_t(q) * H + h;
-        std::copy_n(body_ggml.begin() + theirs * DV, DV, r.body.begin() + mine * DV);
-        r.body_meta[2 * mine] = meta_ggml[2 * theirs];
-        r.body_meta[2 * mine + 1] = meta_ggml[2 * theirs + 1];
-      }
+    r.body = to_problem_rows(dst.to_host(), H, p.n_q, DV);
+    r.body_meta = to_problem_rows(final_meta.to_host(), H, p.n_q, 2);
     if (auto w = final_meta.kernel_written()) {
+      const std::vector<bool> written = to_problem_rows(*w, H, p.n_q, 2);
       r.body_meta_written.assign(rows, false);
-      for (int h = 0; h < H; ++h)
-        for (int q = 0; q < p.n_q; ++q) {
-          const std::size_t theirs = std::size_t(q) * H + h;
-          r.body_meta_written[std::size_t(h) * p.n_q + q] = (*w)[2 * theirs] && (*w)[2 * theirs + 1];
-        }
+      for (std::size_t i = 0; i < rows; ++i) r.body_meta_written[i] = written[2 * i] && written[2 * i + 1];
     }
     if (!opt.with_tail_merge) {
       r.out = r.body;
       return r;
     }
-
-    // The tail pass and merge in one launch, as ggml_cuda_flash_attn_ext_tail runs a tail of at most 256 tokens
-    // (indexed_small): one stream, every query active in order (query_order[q] = q), one run descriptor whose n_tail
-    // (desc[4]) and slot list (desc[6 + t] = t) name the tail rows; tail K/V f16 [D, n_tail, n_head]; no tail mask.
-    constexpr int max_tail = 256;
-    if (p.n_tail > max_tail)
-      throw std::invalid_argument("fattn tree: tails over 256 tokens take the tree's packed tail pass, which tileprobe "
-                                  "does not launch; n_tail " + std::to_string(p.n_tail));
-    const int n_tail = p.n_tail, desc_stride = 6 + n_tail;
-    tp::device_buffer<std::uint16_t> Kt(std::max<std::size_t>(p.k_tail.size(), 1)),
-        Vt(std::max<std::size_t>(p.v_tail.size(), 1)), mt(std::size_t(std::max(n_tail, 1)) * p.n_q);
-    if (n_tail > 0) {
-      Kt.upload(to_half_bits(p.k_tail));
-      Vt.upload(to_half_bits(p.v_tail));
-    }
-    mt.fill(0);
-    std::vector<std::int32_t> order(p.n_q), desc(desc_stride, 0);
-    for (int q = 0; q < p.n_q; ++q) order[q] = q;
-    desc[4] = n_tail;
-    for (int t = 0; t < n_tail; ++t) desc[6 + t] = t;
-    tp::device_buffer<std::int32_t> qo(order.size()), rd(desc.size());
-    qo.upload(order);
-    rd.upload(desc);
-    tp::device_buffer<float> out(rows * DV);
-    const std::size_t kt_nb1 = std::size_t(DKQ) * sizeof(half), kt_nb2 = kt_nb1 * n_tail;
-    const std::size_t vt_nb1 = std::size_t(DV) * sizeof(half), vt_nb2 = vt_nb1 * n_tail;
-    const std::size_t o_nb1 = std::size_t(DV) * sizeof(float), o_nb2 = o_nb1 * H, o_nb3 = o_nb2 * p.n_q;
-    const std::size_t mt_nb1 = std::size_t(std::max(n_tail, 1)) * sizeof(half), mt_nb3 = mt_nb1 * p.n_q;
-    launch("k_flash_attn_ext_tail_indexed_small", k_flash_attn_ext_tail_indexed_small<half, half, max_tail>,
-           dim3(p.n_q, H, 1), dim3(256, 1, 1), 0, static_cast<const float*>(ptr(Q)),
-           reinterpret_cast<const char*>(ptr(Kt)), reinterpret_cast<const char*>(ptr(Vt)),
-           static_cast<const char*>(nullptr), static_cast<const char*>(nullptr),
-           reinterpret_cast<const half*>(ptr(mt)), static_cast<const std::int32_t*>(ptr(qo)),
-           static_cast<const std::int32_t*>(ptr(rd)), static_cast<const float*>(ptr(dst)),
-           reinterpret_cast<const float2*>(ptr(final_meta)), ptr(out), DKQ, DV, p.n_q, H, 1, p.n_q, 1, p.n_head,
-           p.n_head, desc_stride, p.scale, 0.0f, 0.0f, nb01, nb02, nb03, std::max(n_tail, 1), sizeof(half), kt_nb1,
-           kt_nb2, sizeof(half), vt_nb1, vt_nb2, std::size_t(0), std::size_t(0), std::size_t(0), std::size_t(0),
-           std::size_t(0), std::size_t(0), mt_nb1, mt_nb3, false, false, o_nb1, o_nb2, o_nb3, o_nb1, o_nb2, o_nb3);
-    const std::vector<float> out_ggml = out.to_host();
-    r.out.assign(rows * DV, 0.0f);
-    for (int h = 0; h < H; ++h)
-      for (int q = 0; q < p.n_q; ++q)
-        std::copy_n(out_ggml.begin() + (std::size_t(q) * H + h) * DV, DV,
-                    r.out.begin() + (std::size_t(h) * p.n_q + q) * DV);
+    r.out = to_problem_rows(tail_merge<DKQ, DV>(p, Q, dst, final_meta), H, p.n_q, DV);
     if (auto u = final_meta.unwritten_reads()) r.merge_unwritten_meta_reads = u->total();
     return r;
   }
