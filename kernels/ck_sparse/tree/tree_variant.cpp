@@ -36,6 +36,10 @@ extern char** environ;
 #if !defined(TP_CK_TREE_COPY) || !defined(TP_CK_TREE_ORIGIN)
 #error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file) must be defined"
 #endif
+#if !defined(TP_CK_TREE_LAYOUT) || !defined(TP_CK_TREE_GIT) || !defined(TP_CK_TREE_SHA256) || \
+    !defined(TP_CK_TREE_GENERATION) || !defined(TP_CK_TREE_SIGNATURE)
+#error "the tree's provenance (TP_CK_TREE_LAYOUT, _GIT, _SHA256, _GENERATION, _SIGNATURE) comes from configure"
+#endif
 #ifndef TP_CK_TREE_HARNESS
 #error "TP_CK_TREE_HARNESS (the harness executable) must be defined"
 #endif
@@ -322,7 +326,12 @@ void run_tiles(const api::tile_batch& in, api::tile_results& out) {
   }
 }
 
-const api::ops tree_ops{TP_CK_TREE_VARIANT, &run_tiles, &compress};
+// What configure found (kernels/ck_sparse/tree/tree.cmake), for the reports: which file, in which layout, at which
+// commit, with which bytes, declaring which API.
+const char* const provenance[] = {"file", TP_CK_TREE_ORIGIN, "layout", TP_CK_TREE_LAYOUT, "git commit", TP_CK_TREE_GIT,
+                                  "sha256", TP_CK_TREE_SHA256, "API generation", TP_CK_TREE_GENERATION,
+                                  "harness routes", TP_CK_TREE_SIGNATURE, nullptr};
+const api::ops tree_ops{TP_CK_TREE_VARIANT, &run_tiles, &compress, provenance};
 // Host code: registered for the cpu backend, the one the ck probes' compress-level and tile runs take here.
 [[maybe_unused]] const bool registered = ::tp::detail::register_variant(
     "ck_sparse", TP_CK_TREE_VARIANT, ::tp::backend::cpu, &tree_ops, typeid(api::ops).name());
