@@ -42,6 +42,16 @@ def one_line_error(stderr, needle):
     return hits if len(hits) == 1 and len(text) == 1 else None
 
 
+def stopped_in_one_line(rc, stderr, needle, what):
+    """Configure must have stopped, saying `needle` in one line: prints that line, or why not; True when it held."""
+    line = one_line_error(stderr, needle)
+    if rc == 0 or not line:
+        print(f"expected configure to stop with one line saying '{needle}' ({what}); it printed:\n{stderr}")
+        return False
+    print(f"  {line[0]}")
+    return True
+
+
 def place(file, root_rel, work):
     dest = os.path.join(work, root_rel, REL)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
@@ -66,13 +76,11 @@ def unknown_api(cmake, cxx, tree_cmake, file, work):
     with open(dest, "w") as f:
         f.write(doctored)
     rc, _, err = run_tree_cmake(cmake, cxx, tree_cmake, os.path.join(work, "doctored"), os.path.join(work, "out"))
-    line = one_line_error(err, "no API the harness knows")
     print(f"doctored copy ({renamed} names renamed): exit {rc}")
-    if rc == 0 or not line:
-        print("expected configure to stop with one line saying no API the harness knows; it printed:\n" + err)
+    if not stopped_in_one_line(rc, err, "no API the harness knows", "an API it does not know"):
         return 1
-    print(f"  {line[0]}")
-    missing = [w for w in ("compress(", "it knows ") if w not in line[0]]
+    line = one_line_error(err, "no API the harness knows")[0]
+    missing = [w for w in ("compress(", "it knows ") if w not in line]
     if missing:
         print(f"the line does not name {missing}")
         return 1
@@ -101,13 +109,9 @@ def layouts(cmake, cxx, tree_cmake, file, work):
     os.makedirs(os.path.join(work, "empty"), exist_ok=True)
     rc, _, err = run_tree_cmake(cmake, cxx, tree_cmake, os.path.join(work, "empty"), os.path.join(work, "out"),
                                 "-DSTOP_AFTER=locate")
-    line = one_line_error(err, "holds no")
     print(f"a folder without the file: exit {rc}")
-    if rc == 0 or not line:
-        print("expected configure to stop with one line saying the folder holds no sparse_transforms.hpp:\n" + err)
+    if not stopped_in_one_line(rc, err, "holds no", "a folder without sparse_transforms.hpp"):
         bad += 1
-    else:
-        print(f"  {line[0]}")
     return 1 if bad else 0
 
 
@@ -128,13 +132,9 @@ def patch_layouts(cmake, cxx, tree_cmake, file, fixed, work):
         rc, facts, err = run_tree_cmake(cmake, cxx, tree_cmake, file[: -len(REL)], os.path.join(work, "out"),
                                         f"-DPATCH={path}", "-DSTOP_AFTER=patch")
         if prefix == "src/":
-            line = one_line_error(err, "does not change")
             print(f"a patch of another file (a/{prefix}{REL}): exit {rc}")
-            if rc == 0 or not line:
-                print("expected configure to stop with one line saying the patch does not change the file:\n" + err)
+            if not stopped_in_one_line(rc, err, "does not change", "a patch of another file"):
                 bad += 1
-            else:
-                print(f"  {line[0]}")
             continue
         got = facts.get("sha256")
         print(f"patch against a/{prefix}{REL}: exit {rc}, patched file sha256 {got}")
