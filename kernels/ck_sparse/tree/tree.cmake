@@ -27,7 +27,8 @@ set(TP_CK_TREE_GENERATIONS
 set(TP_CK_TREE_ENTRIES 1 2 3 4)
 
 # tp_ck_tree_locate(<prefix> ROOT <tree> WHAT <words naming it in messages>): sets <prefix>_FILE (the tree's
-# sparse_transforms.hpp) and <prefix>_LAYOUT, or stops configure in one line.
+# sparse_transforms.hpp), <prefix>_RELATIVE (the same, relative to ROOT: what reports name, no folder of this machine)
+# and <prefix>_LAYOUT, or stops configure in one line.
 function(tp_ck_tree_locate prefix)
   cmake_parse_arguments(ARG "" "ROOT;WHAT" "" ${ARGN})
   get_filename_component(root "${ARG_ROOT}" ABSOLUTE)
@@ -49,7 +50,9 @@ function(tp_ck_tree_locate prefix)
                         "projects/composablekernel, a folder with CK's include/) nor projects/composablekernel/"
                         "${TP_CK_TREE_FILE} (a rocm-libraries checkout)")
   endif()
+  file(RELATIVE_PATH relative "${root}" "${file}")
   set(${prefix}_FILE "${file}" PARENT_SCOPE)
+  set(${prefix}_RELATIVE "${relative}" PARENT_SCOPE)
   set(${prefix}_LAYOUT "${layout}" PARENT_SCOPE)
 endfunction()
 

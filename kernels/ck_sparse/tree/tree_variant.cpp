@@ -34,7 +34,7 @@ extern char** environ;
 #error "TP_CK_TREE_VARIANT (tree-upstream or tree-fixed) must be defined"
 #endif
 #if !defined(TP_CK_TREE_COPY) || !defined(TP_CK_TREE_ORIGIN)
-#error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file) must be defined"
+#error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file, relative to its tree) must be defined"
 #endif
 #if !defined(TP_CK_TREE_LAYOUT) || !defined(TP_CK_TREE_GIT) || !defined(TP_CK_TREE_SHA256) || \
     !defined(TP_CK_TREE_GENERATION) || !defined(TP_CK_TREE_SIGNATURE)
@@ -205,7 +205,8 @@ std::string condensed_report(const std::string& text) {
   std::string out;
   for (const auto& l : keep) out += (out.empty() ? "" : "\n") + l;
   if (out.empty()) out = text.substr(0, 400);
-  // The tree's file is compiled from a copy in the build folder: name the user's own file instead.
+  // The tree's file is compiled from a copy in the build folder: name the user's own file instead, by its path in
+  // its tree (a report names no folder of this machine).
   const std::string copy = TP_CK_TREE_COPY, origin = TP_CK_TREE_ORIGIN;
   for (std::size_t at_copy; (at_copy = out.find(copy)) != std::string::npos;) out.replace(at_copy, copy.size(), origin);
   return out;
