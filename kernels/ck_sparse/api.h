@@ -95,6 +95,9 @@ struct ops {
   void (*run_tiles)(const tile_batch& in, tile_results& out);
   // `vector` holds 8, 16, 32, 64 or 128 physical elements of `type` (fp16: 2 bytes each, pk_int4: 1 byte per 2).
   compress_result (*compress)(dtype type, std::span<const std::uint8_t> vector);
+  // Tree variants (kernels/ck_sparse/tree): where their code came from, key, value, ..., nullptr (file, layout, git
+  // commit, sha256, API generation), for the reports' environment block. The model variants leave it null.
+  const char* const* provenance = nullptr;
 };
 
 }  // namespace tp::ck_sparse

@@ -9,9 +9,11 @@
 // of one K/V head, heads past gqa padded and never stored), and so are the three kernel kinds of kernel_kind.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,6 +124,18 @@ struct launch_plan {
   fixup_kind fixup = fixup_kind::none;
 };
 
+// Per tile: how many stream-k blocks of the plan cover it (1: a whole tile). Block b takes units
+// [b·units/blocks, (b+1)·units/blocks), tile t units [t·iter_k, (t+1)·iter_k).
+inline std::vector<int> blocks_per_tile(const launch_plan& lp) {
+  std::vector<int> n(lp.ntiles, 0);
+  for (int b = 0; b < lp.blocks; ++b) {
+    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
+    if (begin == end) continue;
+    for (long long t = begin / lp.iter_k; t <= (end - 1) / lp.iter_k; ++t) ++n[t];
+  }
+  return n;
+}
+
 // One attention problem: n_head K/V heads, each shared by gqa Q heads (Q head hq uses K/V head hq / gqa). Row-major,
 // fp32 holding fp16 values:
 //   q      [n_head·gqa][n_q][DKQ]    k_body [n_head][n_kv][DKQ]    v_body [n_head][n_kv][DV]
@@ -134,6 +148,62 @@ struct problem {
   kernel_kind kernel = kernel_kind::kvarn_kvarn;
   std::span<const float> q, k_body, v_body, k_tail, v_tail;
 };
+
+// launch_fattn's grid for a kernel that takes nbatch_fa KV rows per step and ncols1 tokens per tile (upstream's
+// fattn-common.cuh; docs/bugs/fattn-kernel.md §7): stream-k when the device always takes it (launch_fattn: Ada and
+// newer, any AMD WMMA device) or when whole-tile waves would leave more than 25% of the blocks idle; the stream-k
+// block count min(max_blocks, units), rounded down to a multiple of ntiles_dst when the loss, in integer percent of
+// the raw count (truncated, as upstream computes it), is at most 5; a fixup when the blocks do not divide the tiles
+// (uniform when every tile gets the same number of blocks). Shared by the model (kernels/fattn/variant.cu) and the
+// tree variants (kernels/fattn_tree), which differ only in where nbatch_fa and the device's answer come from.
+inline launch_plan stream_k_plan(int nbatch_fa, int ncols1, const problem& p, const device_model& dev,
+                                 bool device_always_stream_k) {
+  launch_plan lp;
+  lp.iter_k = (p.n_kv + nbatch_fa - 1) / nbatch_fa;
+  lp.iter_j = (p.n_q + ncols1 - 1) / ncols1;
+  lp.iter_z = (p.gqa + p.ncols2 - 1) / p.ncols2;
+  lp.ntiles = lp.iter_j * lp.iter_z * p.n_head;
+  lp.units = (long long)lp.iter_k * lp.ntiles;
+  const int max_blocks = dev.nsm * dev.max_blocks_per_sm;
+  if (max_blocks < 1) throw std::invalid_argument("fattn: device has no resident blocks (nsm * occupancy < 1)");
+  const int waves = (lp.ntiles + max_blocks - 1) / max_blocks;
+  const int efficiency_percent = int(100LL * lp.ntiles / ((long long)max_blocks * waves));
+  lp.stream_k = device_always_stream_k || efficiency_percent < 75;
+  lp.blocks = lp.ntiles;
+  lp.fixup = fixup_kind::none;
+  if (!lp.stream_k) return lp;
+  const int raw = int(std::min<long long>(max_blocks, lp.units));
+  const int rounded = raw / lp.ntiles * lp.ntiles;
+  const int max_efficiency_loss_percent = 5;
+  const int efficiency_loss_percent = rounded > 0 ? int(100LL * (raw - rounded) / raw) : 100;
+  lp.blocks = efficiency_loss_percent <= max_efficiency_loss_percent ? rounded : raw;
+  if (lp.blocks % lp.ntiles == 0 && lp.blocks > lp.ntiles)
+    lp.fixup = fixup_kind::uniform;
+  else if (lp.ntiles % lp.blocks != 0)
+    lp.fixup = fixup_kind::general;
+  return lp;
+}
+
+// Sizes and shape of a problem for a config; throws std::invalid_argument naming what is wrong.
+inline void check_problem(const kernel_config& c, const problem& p) {
+  auto need = [](const char* what, std::size_t got, long long want) {
+    if ((long long)got != want)
+      throw std::invalid_argument(std::string("fattn: ") + what + " has " + std::to_string(got) + " values, expected " +
+                                  std::to_string(want));
+  };
+  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0 || p.gqa < 1)
+    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0, gqa >= 1");
+  if (p.ncols2 < 1 || c.ncols % p.ncols2 != 0)
+    throw std::invalid_argument("fattn: ncols2 " + std::to_string(p.ncols2) + " does not divide the config's ncols " +
+                                std::to_string(c.ncols));
+  if (p.kernel == kernel_kind::kvarn_kvarn && c.DKQ != c.DV)
+    throw std::invalid_argument("fattn: the KVARN/KVARN kernel needs DKQ == DV (rotated K/V axes)");
+  need("q", p.q.size(), (long long)p.n_head * p.gqa * p.n_q * c.DKQ);
+  need("k_body", p.k_body.size(), (long long)p.n_head * p.n_kv * c.DKQ);
+  need("v_body", p.v_body.size(), (long long)p.n_head * p.n_kv * c.DV);
+  need("k_tail", p.k_tail.size(), (long long)p.n_head * p.n_tail * c.DKQ);
+  need("v_tail", p.v_tail.size(), (long long)p.n_head * p.n_tail * c.DV);
+}
 
 // One process_tile call as the kernel recorded it: block `block` ran KV batches [kb0_start, kb0_stop) of `tile`.
 // Neither flag: a whole tile (normalised output and final meta); needs_fixup: started mid-tile and reached its end;
@@ -166,6 +236,13 @@ struct run_options {
   // stays poisoned and never-written; GPU: allocated only, so compute-sanitizer initcheck flags reads of rows no
   // kernel stored, and what those reads return is undefined).
   bool memset_body_meta = true;
+};
+
+// What a tree variant (kernels/fattn/tree) throws for a case whose kernel the user's tree compiles out on the device's
+// arch (a device guard leaves a no_device_code stub): the message names the kernel, the arch and the guard. Never a
+// pass; the case fails with it as its error, nothing is launched.
+struct no_device_code : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Entry points of one variant. All throw std::invalid_argument on a bad problem (sizes), and the backend's

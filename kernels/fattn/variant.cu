@@ -49,70 +49,10 @@ const tp::fattn::kernel_config& config_row(int config) {
   return tp::fattn::configs[config];
 }
 
-void check_problem(const tp::fattn::kernel_config& c, const problem& p) {
-  auto need = [](const char* what, std::size_t got, long long want) {
-    if ((long long)got != want)
-      throw std::invalid_argument(std::string("fattn: ") + what + " has " + std::to_string(got) + " values, expected " +
-                                  std::to_string(want));
-  };
-  if (p.n_q < 1 || p.n_kv < 1 || p.n_head < 1 || p.n_tail < 0 || p.gqa < 1)
-    throw std::invalid_argument("fattn: need n_q >= 1, n_kv >= 1, n_head >= 1, n_tail >= 0, gqa >= 1");
-  if (p.ncols2 < 1 || c.ncols % p.ncols2 != 0)
-    throw std::invalid_argument("fattn: ncols2 " + std::to_string(p.ncols2) + " does not divide the config's ncols " +
-                                std::to_string(c.ncols));
-  if (p.kernel == tp::fattn::kernel_kind::kvarn_kvarn && c.DKQ != c.DV)
-    throw std::invalid_argument("fattn: the KVARN/KVARN kernel needs DKQ == DV (rotated K/V axes)");
-  need("q", p.q.size(), (long long)p.n_head * p.gqa * p.n_q * c.DKQ);
-  need("k_body", p.k_body.size(), (long long)p.n_head * p.n_kv * c.DKQ);
-  need("v_body", p.v_body.size(), (long long)p.n_head * p.n_kv * c.DV);
-  need("k_tail", p.k_tail.size(), (long long)p.n_head * p.n_tail * c.DKQ);
-  need("v_tail", p.v_tail.size(), (long long)p.n_head * p.n_tail * c.DV);
-}
-
-// launch_fattn (docs/bugs/fattn-kernel.md §7): stream-k on AMD WMMA devices or when whole-tile waves would leave
-// >25% idle; block count min(max_blocks, units), rounded down to a multiple of ntiles_dst when the loss, in integer
-// percent of the raw count (truncated, as upstream computes it), is at most 5.
+// launch_fattn (docs/bugs/fattn-kernel.md §7), with the config's nbatch_fa; api.h's stream_k_plan.
 launch_plan plan(int config, const problem& p, const device_model& dev) {
   const auto& c = config_row(config);
-  launch_plan lp;
-  const int ncols1 = c.ncols / p.ncols2;
-  lp.iter_k = (p.n_kv + c.nbatch_fa - 1) / c.nbatch_fa;
-  lp.iter_j = (p.n_q + ncols1 - 1) / ncols1;
-  lp.iter_z = (p.gqa + p.ncols2 - 1) / p.ncols2;
-  lp.ntiles = lp.iter_j * lp.iter_z * p.n_head;
-  lp.units = (long long)lp.iter_k * lp.ntiles;
-  const int max_blocks = dev.nsm * dev.max_blocks_per_sm;
-  if (max_blocks < 1) throw std::invalid_argument("fattn: device has no resident blocks (nsm * occupancy < 1)");
-  const int waves = (lp.ntiles + max_blocks - 1) / max_blocks;
-  const int efficiency_percent = int(100LL * lp.ntiles / ((long long)max_blocks * waves));
-  lp.stream_k = dev.stream_k_always || efficiency_percent < 75;
-  if (!lp.stream_k) {
-    lp.blocks = lp.ntiles;
-    lp.fixup = fixup_kind::none;
-    return lp;
-  }
-  const int raw = int(std::min<long long>(max_blocks, lp.units));
-  const int rounded = raw / lp.ntiles * lp.ntiles;
-  const int max_efficiency_loss_percent = 5;
-  const int efficiency_loss_percent = rounded > 0 ? int(100LL * (raw - rounded) / raw) : 100;
-  lp.blocks = efficiency_loss_percent <= max_efficiency_loss_percent ? rounded : raw;
-  if (lp.blocks % lp.ntiles == 0 && lp.blocks > lp.ntiles)
-    lp.fixup = fixup_kind::uniform;
-  else if (lp.ntiles % lp.blocks != 0)
-    lp.fixup = fixup_kind::general;
-  else
-    lp.fixup = fixup_kind::none;
-  return lp;
-}
-
-std::vector<int> blocks_per_tile(const launch_plan& lp) {
-  std::vector<int> n(lp.ntiles, 0);
-  for (int b = 0; b < lp.blocks; ++b) {
-    const long long begin = (long long)b * lp.units / lp.blocks, end = (long long)(b + 1) * lp.units / lp.blocks;
-    if (begin == end) continue;
-    for (long long t = begin / lp.iter_k; t <= (end - 1) / lp.iter_k; ++t) ++n[t];
-  }
-  return n;
+  return tp::fattn::stream_k_plan(c.nbatch_fa, c.ncols / p.ncols2, p, dev, dev.stream_k_always);
 }
 
 // Most tiles any block touches: the segment-log slots per block.
@@ -200,12 +140,12 @@ body_buffers make_buffers(const problem& p, std::size_t slots, int blocks, int s
 }
 
 run_result run(int config, const problem& p, const device_model& dev, const tp::fattn::run_options& opt) {
-  check_problem(config_row(config), p);
+  tp::fattn::check_problem(config_row(config), p);
   return dispatch(config, [&](auto cfg) {
     using C = decltype(cfg);
     run_result r;
     r.plan = plan(config, p, dev);
-    r.tile_blocks = blocks_per_tile(r.plan);
+    r.tile_blocks = tp::fattn::blocks_per_tile(r.plan);
     const launch_plan& lp = r.plan;
     body_buffers bb = make_buffers<C>(p, std::size_t(lp.blocks) * C::ncols, lp.blocks, max_segments_per_block(lp),
                                       opt.memset_body_meta);
@@ -224,7 +164,7 @@ run_result run(int config, const problem& p, const device_model& dev, const tp::
 }
 
 run_result run_parallel_blocks(int config, const problem& p, int parallel_blocks) {
-  check_problem(config_row(config), p);
+  tp::fattn::check_problem(config_row(config), p);
   if (parallel_blocks < 1) throw std::invalid_argument("fattn: parallel_blocks must be >= 1");
   return dispatch(config, [&](auto cfg) {
     using C = decltype(cfg);

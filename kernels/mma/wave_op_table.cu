@@ -21,9 +21,11 @@ namespace {
 namespace mma = ::tp::mma;
 using words = std::span<const std::uint32_t>;
 
-// Every backend built here runs every op: the emulator sets its warp to the op's wave for the launch, and on CUDA
-// (32-lane warps) a wave64 gfx9 op gathers its 64-thread block through shared memory (soft.cuh, gather_wave). An op
-// a future backend cannot run stays in the table with its reason (wave_op::not_runnable) and is never launched there.
+// Every backend built here can launch every op: the emulator sets its warp to the op's wave for the launch, and on
+// CUDA (32-lane warps) a wave64 gfx9 op gathers its 64-thread block through shared memory (soft.cuh, gather_wave). On
+// HIP an op runs in the device's own waves, so whether it applies depends on the device (wave_op_table::device_wave).
+// An op a future backend cannot run stays in the table with its reason (wave_op::not_runnable) and is never launched
+// there.
 template <unsigned Wave>
 inline constexpr bool runnable_here = Wave == 32 || Wave == 64;
 constexpr const char* wave64_refusal = "this backend cannot gather a 64-lane wave";
@@ -156,9 +158,24 @@ const mma::wave_op soft_ops[] = {
     key<mma::op_gfx9_smfmac_i32_16x16x64_i8, 1, 64>("gfx9_smfmac_i32_16x16x64_i8"),
 };
 
+#if TP_BACKEND_HIP
+unsigned hip_device_wave() {
+  int dev = 0;
+  hipDeviceProp_t p{};
+  if (hipGetDevice(&dev) != hipSuccess || hipGetDeviceProperties(&p, dev) != hipSuccess) {
+    (void)hipGetLastError();
+    return 0;
+  }
+  return unsigned(p.warpSize);
+}
+constexpr unsigned (*device_wave)() = &hip_device_wave;
+#else
+constexpr unsigned (*device_wave)() = nullptr;
+#endif
+
 }  // namespace
 
-const ::tp::mma::wave_op_table soft_table{TP_VARIANT_NAME, soft_ops};
+const ::tp::mma::wave_op_table soft_table{TP_VARIANT_NAME, soft_ops, device_wave};
 TP_REGISTER_VARIANT(mma, ::tp::mma::wave_op_table, soft_table);
 
 }  // namespace mma_table

@@ -47,6 +47,12 @@ struct wave_op {
 struct wave_op_table {
   const char* name;            // the registered variant name ("soft")
   std::span<const wave_op> ops;
+  // Where an op runs only in a device wave of its own size, the device's wave size in lanes (0: the device gave no
+  // properties); asked before any launch. HIP launches a case as one block of `wave` threads in the device's own
+  // waves: a wave64 op on a wave32 device (gfx11, gfx12) reads lanes its wave does not have (its device code traps),
+  // and a wave32 op on a wave64 device (gfx9) would run in half a wave, which is not how a card runs it. Null where
+  // every op runs: the CPU emulator sets its warp to the op's wave, and CUDA gathers a 64-lane op through shared memory.
+  unsigned (*device_wave)() = nullptr;
 };
 
 // The table's entry for one instruction and modifier set; nullptr when the table has none.

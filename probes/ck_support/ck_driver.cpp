@@ -355,6 +355,11 @@ void install(probe::app& app, const ck_probe_config& cfg_in) {
     for (const auto& f : cfg->fixtures) names.push_back(f.a);
     app.fixture_names(std::move(names));
   }
+  // A tree variant's provenance (the user's CK file: layout, commit, SHA-256, API generation) in the environment block,
+  // for every tree variant this build holds.
+  for (const auto& v : probe::default_variant_provider()("ck_sparse"))
+    if (const auto* ops = static_cast<const api::ops*>(v.ops); ops && ops->provenance)
+      for (const char* const* kv = ops->provenance; kv[0] && kv[1]; kv += 2) app.env(v.name + " " + kv[0], kv[1]);
   app.source(source_kind::fixture, [cfg, &app, tile_case](case_list& out) {
     const auto& sel = app.opts().fixtures;
     for (const auto& f : cfg->fixtures) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 
 #include "probes/common/case.h"
@@ -99,18 +100,23 @@ std::size_t input_record::choice(std::size_t i, std::initializer_list<std::strin
 }
 
 input_file input_file::read(const std::string& path, std::string_view probe) {
+  // "-" is standard input: a reader pastes a counterexample's text from a report into `--input - <<'EOF'`.
+  const bool from_stdin = path == input_stdin;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
+  if (!from_stdin && !std::filesystem::is_regular_file(path, ec))
     throw usage_error("--input '" + path + "': cannot open the file (not a regular file)");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream file;
+  if (!from_stdin) file.open(path, std::ios::binary);
+  std::istream& in = from_stdin ? std::cin : file;
   if (!in) throw usage_error("--input '" + path + "': cannot open the file");
   std::string text(input_max_bytes + 1, '\0');
   in.read(text.data(), std::streamsize(text.size()));
   if (in.bad()) throw usage_error("--input '" + path + "': cannot read the file");
   text.resize(std::size_t(in.gcount()));
+  const std::string name = from_stdin ? "stdin" : path;
   if (text.size() > input_max_bytes)
-    throw usage_error(path + ": larger than " + std::to_string(input_max_bytes >> 20) + " MiB, not an input file");
-  return parse(text, path, probe);
+    throw usage_error(name + ": larger than " + std::to_string(input_max_bytes >> 20) + " MiB, not an input file");
+  return parse(text, name, probe);
 }
 
 input_file input_file::parse(std::string_view text, const std::string& name, std::string_view probe) {
@@ -249,7 +255,7 @@ input_writer& input_writer::record(std::string_view key, const std::vector<std::
 }
 
 std::string input_label(const std::string& path) {
-  std::string s = std::filesystem::path(path).filename().string();
+  std::string s = path == input_stdin ? "stdin" : std::filesystem::path(path).filename().string();
   for (char& c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
       c = '_';

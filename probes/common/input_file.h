@@ -56,9 +56,13 @@ class input_record {
   std::vector<std::string> values_;
 };
 
+// The --input path that reads standard input (messages and input_label name it "stdin").
+inline constexpr std::string_view input_stdin = "-";
+
 class input_file {
  public:
   // Reads and checks the envelope: the header, then `probe NAME` naming `probe` (a file for another probe is refused).
+  // `path` input_stdin reads standard input.
   static input_file read(const std::string& path, std::string_view probe);
   // The same on text in memory; `name` stands for the file in messages (tests and the fuzz target use it).
   static input_file parse(std::string_view text, const std::string& name, std::string_view probe);
@@ -86,9 +90,9 @@ class input_file {
   unsigned last_line_ = 0;
 };
 
-// "input:NAME": how a case read from the file at `path` names its source in its id. NAME is the file's name with
-// every character other than letters, digits, '.', '-' and '_' made '_' (nothing that would split an id or trip a
-// shell), at most 48 of them ("file" when empty).
+// "input:NAME": how a case read from the file at `path` names its source in its id (standard input: "stdin"). NAME is
+// the file's name with every character other than letters, digits, '.', '-' and '_' made '_' (nothing that would
+// split an id or trip a shell), at most 48 of them ("file" when empty).
 std::string input_label(const std::string& path);
 
 // Writes a file in the same format: the header and probe line, then records. Values must be single tokens (no

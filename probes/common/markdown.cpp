@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -196,6 +197,44 @@ std::string command_block(const std::vector<std::string>& words) {
   return out + line + '\n';
 }
 
+// A path as the document shows it: an absolute one (this machine's folders, which a reader has no use for) relative
+// to the folder the document is written in; any other as recorded.
+std::string shown_path(const std::string& path, const std::string& report_dir) {
+  if (!path.starts_with('/')) return path;
+  std::error_code ec;
+  const auto base = std::filesystem::absolute(report_dir.empty() ? "." : report_dir, ec).lexically_normal();
+  const auto relative = std::filesystem::path(path).lexically_normal().lexically_relative(base);
+  return relative.empty() ? std::filesystem::path(path).filename().string() : relative.string();
+}
+// A report tileprobe-report read, named as it was given (relative to the current folder), relative to the document's
+// folder.
+std::string shown_source(const std::string& path, const std::string& report_dir) {
+  std::error_code ec;
+  return shown_path(std::filesystem::absolute(path, ec).string(), report_dir);
+}
+// A command's words as the document shows them: absolute paths, also as an option's value (--out=PATH), relative to
+// the document's folder.
+std::vector<std::string> shown_words(std::vector<std::string> words, const std::string& report_dir) {
+  for (auto& w : words) {
+    const auto eq = w.find('=');
+    if (w.starts_with("--") && eq != std::string::npos) w = w.substr(0, eq + 1) + shown_path(w.substr(eq + 1), report_dir);
+    else w = shown_path(w, report_dir);
+  }
+  return words;
+}
+
+// A command fed `text` on standard input through a heredoc: the command's last line ends in <<'DELIM', the text
+// follows and DELIM ends it, a word no line of the text is (quoted, so the shell expands nothing in it).
+std::string with_heredoc(const std::string& command_lines, const std::string& text) {
+  std::string delim = "TPIN";
+  const auto is_line = [&](const std::string& d) {
+    return text.starts_with(d + '\n') || text.find('\n' + d + '\n') != std::string::npos || text == d;
+  };
+  for (int n = 1; is_line(delim); ++n) delim = "TPIN" + std::to_string(n);
+  const std::string body = text.ends_with('\n') ? text : text + '\n';
+  return command_lines.substr(0, command_lines.size() - 1) + " <<'" + delim + "'\n" + body + delim + '\n';
+}
+
 // The command that reruns one case on the buggy and the fixed variant: the run's own command (its backend and probe
 // options), without what chose outputs, shards or other cases.
 std::vector<std::string> rerun_command(const std::string& run_command, const std::string& case_id,
@@ -266,7 +305,7 @@ bool same_outcome(const probe::outcome& a, const probe::outcome& b) {
   return true;
 }
 
-std::string counterexample_section(const merged_run& m, const probe::counterexample& ce) {
+std::string counterexample_section(const merged_run& m, const probe::counterexample& ce, const std::string& report_dir) {
   std::string o;
   if (ce.steps == 0)
     o += fmt::format("`{}` fails this case; no smaller failing case was found:\n\n```text\n", ce.variant) +
@@ -291,11 +330,26 @@ std::string counterexample_section(const merged_run& m, const probe::counterexam
   if (ce.on_reference) o += block(ce.reference_variant, *ce.on_reference);
   std::vector<std::string> variants{ce.variant};
   if (!ce.reference_variant.empty()) variants.push_back(ce.reference_variant);
-  const auto rerun = rerun_command(m.commands.empty() ? std::string() : m.commands.front(), ce.original_id, variants);
+  const std::string run_command = m.commands.empty() ? std::string() : m.commands.front();
+  const auto rerun = shown_words(rerun_command(run_command, ce.original_id, variants), report_dir);
   if (!ce.reproduce.empty()) {
-    o += "\nRerun the shrunk case on both variants:\n\n```sh\n";
-    for (const auto& line : ce.reproduce) o += command_block(shell_words(line));
+    o += ce.input_file.empty()
+             ? "\nRerun the shrunk case on both variants:\n\n```sh\n"
+             : "\nRerun the shrunk case on both variants (the input file's path is relative to this report):\n\n```sh\n";
+    for (const auto& line : ce.reproduce) o += command_block(shown_words(shell_words(line), report_dir));
     o += "```\n";
+  }
+  // The shrunk case as data, so that this text alone reruns it: no file of the machine that wrote the report needed.
+  if (!ce.input_text.empty()) {
+    const auto words = shell_words(run_command);
+    const std::vector<std::string> command{words.empty() ? m.record.probe : words.front(), "--backend", m.record.backend,
+                                           "--variant", join(variants, ","), "--input", std::string(probe::input_stdin)};
+    std::string fence = "```";
+    while (ce.input_text.find(fence) != std::string::npos) fence += '`';
+    o += collapsed("The shrunk case as a tileprobe-input file, with the command that reruns it from this text alone "
+                   "(paste it into a shell at the root of a clone)",
+                   fence + "sh\n" + with_heredoc(command_block(shown_words(command, report_dir)), ce.input_text) +
+                       fence + "\n");
   }
   if (!rerun.empty()) o += "\nRerun the unshrunk case on both variants:\n\n```sh\n" + command_block(rerun) + "```\n";
   return o;
@@ -455,7 +509,14 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
   }
   if (!m.problems.empty()) {
     o += "\nMerge problems (the shards do not add up to one run):\n\n";
-    for (const auto& p : m.problems) o += "- " + md_escape(p) + '\n';
+    for (auto p : m.problems) {
+      for (const auto& source : m.sources) {  // the problems name the reports as tileprobe-report was given them
+        const auto shown = shown_source(source, options.report_dir);
+        for (auto at = p.find(source); at != std::string::npos; at = p.find(source, at + shown.size()))
+          p.replace(at, source.size(), shown);
+      }
+      o += "- " + md_escape(p) + '\n';
+    }
   }
 
   o += "\n### Fail → pass by case source\n\nFailed / cases run.\n\n" + sources_table(r);
@@ -480,7 +541,7 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
         o += fmt::format("\n`{}` fails the same shrunk case with the same output as `{}` above.\n", ce.variant,
                          same->variant);
       else
-        o += '\n' + counterexample_section(m, ce);
+        o += '\n' + counterexample_section(m, ce, options.report_dir);
     }
   }
   o += metrics_section(r);
@@ -489,7 +550,7 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
   if (options.bench) o += speed_section(r);
 
   o += "\n### Reproduce\n\nFrom the root of a clone, built with the default preset:\n\n```sh\n";
-  for (const auto& c : m.commands) o += command_block(shell_words(c));
+  for (const auto& c : m.commands) o += command_block(shown_words(shell_words(c), options.report_dir));
   o += "```\n";
   env_lines own;
   for (const auto& kv : r.environment)
@@ -502,7 +563,7 @@ std::string probe_section(const merged_run& m, const std::string& heading, const
     o += collapsed("This run's own environment", lines);
   }
   std::vector<std::string> files;
-  for (const auto& s : m.sources) files.push_back("`" + s + "`");
+  for (const auto& s : m.sources) files.push_back("`" + shown_source(s, options.report_dir) + "`");
   if (!files.empty())
     o += fmt::format("\n{}: {}\n", m.sources.size() == 1 ? "Report" : "Reports merged", join(files, ", "));
   return o;

@@ -62,6 +62,10 @@ struct backend_comparison {
 
 struct render_options {
   bool bench = false;        // a Speed section per run (the probe ran with --bench)
+  // The folder the document is written in (empty: the current one). An absolute path a run recorded (its command's
+  // --out, a counterexample's input file, a merged report's name) is shown relative to it: the document names no
+  // folder of the machine that wrote it.
+  std::string report_dir = {};
   bool run_sections = true;  // false: no title, headline table or run sections, only the comparison, throughput and
                              // matrix sections (a part of another document, e.g. ci/gpu's summary)
 };

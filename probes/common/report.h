@@ -1,5 +1,6 @@
-// Reporters over a run_record: text (terminal), Markdown (PR), JSON (report.schema.json; tileprobe-report's input),
-// JUnit XML (CI). Also the environment block and a small JSON-schema checker used by tests and the merger.
+// Reporters over a run_record: text (terminal), Markdown (PR), JSON (report_json.h: report.schema.json,
+// tileprobe-report's input), JUnit XML (CI); the environment block. json_schema.h checks a JSON report against its
+// schema.
 #pragma once
 
 #include <string>
@@ -7,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "probes/common/json_schema.h"
 #include "probes/common/names.h"
+#include "probes/common/report_json.h"
 #include "probes/common/run.h"
 
 namespace tp::probe {
@@ -31,8 +32,9 @@ std::string version_line(std::string_view tool);
 std::string format_number(double v);
 
 std::string render_text(const run_record& r, bool colour, bool bench);
-// The run as tileprobe-report would render its one report (probes/common/markdown.h): the same renderer.
-std::string render_markdown(const run_record& r, bool bench);
+// The run as tileprobe-report would render its one report (probes/common/markdown.h): the same renderer. `report_dir`:
+// the folder the Markdown is written in (render_options::report_dir).
+std::string render_markdown(const run_record& r, bool bench, const std::string& report_dir = {});
 // JUnit: one testsuite per variant, a testcase per listed case named by its id (passing ones up to
 // junit_passing_listed_max per variant, then one testcase for the rest), each failure with the command that reruns
 // it; then one testcase per expectation of the verdict, named by its stable id (expectations() in run.h).
@@ -41,16 +43,5 @@ struct junit_options {
   bool failing_only = false;  // list only the testcases that fail (and the verdict's), for a large --fuzz
 };
 std::string render_junit(const run_record& r, const junit_options& options = {});
-
-// The JSON report. Version 2 (tallies, listed cases); the schema is probes/common/report.schema.json. from_json
-// also reads version 1 (every case listed, no tallies).
-inline constexpr int report_schema_version = 2;
-nlohmann::json to_json(const run_record& r, bool bench);
-run_record from_json(const nlohmann::json& j);  // throws std::runtime_error naming the missing/bad field
-
-// Validates `doc` against a JSON schema using the subset report.schema.json uses: type (string or list), enum,
-// const, anyOf, required, properties, additionalProperties (bool or schema), items, minimum, $ref "#/$defs/NAME".
-// Returns one line per violation, with the JSON pointer of the offending value.
-std::vector<std::string> schema_violations(const nlohmann::json& schema, const nlohmann::json& doc);
 
 }  // namespace tp::probe

@@ -76,7 +76,8 @@ struct counterexample {
   outcome on_variant;
   std::string reference_variant;         // the fixed variant it was compared with; empty if none
   std::optional<outcome> on_reference;
-  std::string input_file;                // the shrunk case as a tileprobe-input file beside the report; empty if none
+  std::string input_text;                // the shrunk case as a tileprobe-input file's text; empty if the probe writes none
+  std::string input_file;                // where it is written, beside the report; empty if none
   std::vector<std::string> reproduce;    // command lines that rerun the shrunk case alone
 };
 

@@ -1,6 +1,6 @@
-"""What the ctests of the evidence scripts' dry runs (tests/ci_gpu, tests/ci_hip) share: run the script with its
-output in OUT.log, collect failures, load the JSON files it wrote, check the summary's own exit code and problems,
-and end with one line per failure (exit 1) or the success line (exit 0)."""
+"""What the ctests of the evidence scripts' runs (tests/ci_gpu, tests/ci_hip: dry runs, and ci/hip on the simulator)
+share: run the script with its output in OUT.log, collect failures, load the JSON files it wrote, check the summary's
+own exit code and problems, and end with one line per failure (exit 1) or the success line (exit 0)."""
 import json
 import os
 import subprocess
@@ -8,7 +8,7 @@ import sys
 
 
 class DryRun:
-    def __init__(self, src, out, script, args):
+    def __init__(self, src, out, script, args, expected_exit=77):
         self.out = out
         self.failures = []
         env = dict(os.environ)
@@ -16,8 +16,8 @@ class DryRun:
         with open(out + ".log", "wb") as log:
             self.rc = subprocess.run([os.path.join(src, "ci", script)] + args + ["--out", out], stdout=log,
                                      stderr=subprocess.STDOUT, env=env).returncode
-        if self.rc != 77:
-            self.bad(f"ci/{script} {args[0]} exited {self.rc}, expected 77 (see {out}.log)")
+        if self.rc != expected_exit:
+            self.bad(f"ci/{script} {' '.join(args)} exited {self.rc}, expected {expected_exit} (see {out}.log)")
 
     def bad(self, what):
         self.failures.append(what)
@@ -40,6 +40,15 @@ class DryRun:
             for p in s["problems"]:
                 self.bad(f"{name}: problem: {p}")
         return s
+
+    def check_probe_exits(self, summary, probes, want):
+        """Every probe's row of the summary's `probes` list must have exactly the exit statuses of `want`
+        ({"cpu_exit": 0, "hip_exit": 77}, ...)."""
+        rows = {p["probe"]: p for p in summary["probes"]}
+        for probe in probes:
+            r = rows.get(probe)
+            if not r or any(r[k] != v for k, v in want.items()):
+                self.bad(f"probe {probe}: expected {want}, got {r}")
 
     def finish(self, success):
         for f in self.failures:

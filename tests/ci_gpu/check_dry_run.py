@@ -10,13 +10,17 @@ failure names the missing piece.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci_common"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(here, "..", "ci_common"), os.path.join(here, "..", "..", "ci", "lib")]
 from dry_run import DryRun  # noqa: E402
-
-CK = ["ck-idx-swap-xor", "ck-nibble-overcount", "ck-phantom-fallback"]
-PROBES = CK + ["fa-k00-combine-race", "fa-missing-tile-meta"]
+import probe_list  # noqa: E402
 
 src, build, out = sys.argv[1:4]
+# The build's probes (bin/probes.json): those with verdicts run on cpu and cuda; ci/gpu compares the ck-* ones'
+# digests across backends; the others (swmmac-sweep) are steps of their own.
+PROBES = probe_list.names(os.path.join(build, "bin"), "verdict")
+CK = sorted(p for p in PROBES if p.startswith("ck-"))
+ALL = probe_list.names(os.path.join(build, "bin"))
 run = DryRun(src, out, "gpu", ["--cpu-dry-run", "--no-build", "--build-dir", build, "--bench-fuzz", "200", "--runs", "1"])
 s = run.load_summary("gpu-summary.json")
 if s:
@@ -90,7 +94,7 @@ if m:
     if m["exit_code"] != 0 or m["problems"]:
         run.bad(f"probes-report.json: exit {m['exit_code']}, problems {m['problems']}")
     merged = {r["probe"] for r in m["runs"] if r["as_expected"]}
-    for probe in PROBES + ["swmmac-sweep"]:
+    for probe in ALL:
         if probe not in merged:
             run.bad(f"probes-report.json: {probe} is not in the merged report as expected")
 

@@ -11,13 +11,16 @@ import hashlib
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci_common"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(here, "..", "ci_common"), os.path.join(here, "..", "..", "ci", "lib")]
 from dry_run import DryRun  # noqa: E402
-
-PROBES = ["ck-idx-swap-xor", "ck-nibble-overcount", "ck-phantom-fallback", "fa-k00-combine-race",
-          "fa-missing-tile-meta"]
+import probe_list  # noqa: E402
 
 src, build, out = sys.argv[1:4]
+# The build's probes (bin/probes.json): those with verdicts run on cpu and hip; the others (swmmac-sweep) are steps
+# of their own.
+PROBES = probe_list.names(os.path.join(build, "bin"), "verdict")
+ALL = probe_list.names(os.path.join(build, "bin"))
 run = DryRun(src, out, "hip", ["--dry-run", "--no-build", "--build-dir", build, "--runs", "1"])
 s = run.load_summary("hip-summary.json")
 if s:
@@ -25,11 +28,8 @@ if s:
         run.bad("hip-summary.json does not record a dry run without a card")
     if s["simt_device_tests_exit"] != 77:
         run.bad(f"the dialect's device tests exited {s['simt_device_tests_exit']}, expected 77 (no HIP device)")
-    rows = {p["probe"]: p for p in s["probes"]}
+    run.check_probe_exits(s, PROBES, {"cpu_exit": 0, "hip_exit": 77})  # 77: no HIP device
     for probe in PROBES:
-        r = rows.get(probe)
-        if not r or r["cpu_exit"] != 0 or r["hip_exit"] != 77:
-            run.bad(f"probe {probe}: expected exit 0 on cpu and 77 (no HIP device) on hip, got {r}")
         if not os.path.isfile(os.path.join(out, f"{probe}.cpu.json")):
             run.bad(f"no cpu JSON report for {probe}")
     steps = {(t["step"], t["backend"]): t["exit"] for t in s["steps"]}
@@ -64,7 +64,7 @@ if m:
     if m["exit_code"] != 0 or m["problems"] or m["comparison"] is not None:
         run.bad(f"hip-report.json: exit {m['exit_code']}, problems {m['problems']}, comparison {m['comparison']}")
     merged = {r["probe"] for r in m["runs"] if r["as_expected"] and r["backend"] == "cpu"}
-    for probe in PROBES + ["swmmac-sweep"]:
+    for probe in ALL:
         if probe not in merged:
             run.bad(f"hip-report.json: {probe}'s cpu run is not in the merged report as expected")
 md = os.path.join(out, "hip-report.md")

@@ -210,6 +210,28 @@ TEST_CASE("A case id names its op variant, regime, seed and policy and reads bac
   CHECK_FALSE((x.a == z.a && x.b == z.b));
 }
 
+// isa-differential decides from the device's wave size, before any launch, which op variants a device can run: on a
+// HIP card an op runs in the device's own waves. The CPU table runs every op (the emulator takes the op's wave).
+TEST_CASE("An op variant applies only to a device of its own wave size, and the CPU table runs every one",
+          "[isa][soft]") {
+  CHECK(cpu_table().device_wave == nullptr);
+  const std::vector<diff::op_variant> all = diff::resolve(cpu_table());
+  std::size_t not_on_wave32 = 0, not_on_wave64 = 0;
+  for (const auto& v : all) {
+    INFO(v.name);
+    const auto on32 = diff::not_applicable(v, 32), on64 = diff::not_applicable(v, 64);
+    CHECK(on32.has_value() == (v.op->wave == 64));
+    CHECK(on64.has_value() == (v.op->wave == 32));
+    not_on_wave32 += on32.has_value();
+    not_on_wave64 += on64.has_value();
+  }
+  CHECK(not_on_wave32 == 6);   // the gfx9 SMFMACs, every ABID
+  CHECK(not_on_wave64 == 33);  // every gfx12 and gfx11 op
+  const auto& smfmac = variant_of(all, instr::gfx9_smfmac_i32_16x16x64_i8, {.index_key = 1});
+  CHECK(diff::not_applicable(smfmac, 32) ==
+        "a wave64 op on a wave32 device (its waves do not have the op's upper 32 lanes)");
+}
+
 // The fast decoders (fp64 bits built directly, 8-bit tables) must give exactly minifloat_value's bits for every
 // encoding, NaN payloads and signed zeros included: the ops above only see the values random registers reach.
 TEST_CASE("Fast minifloat decoders equal the generic decoder bit for bit on every encoding", "[isa][soft]") {

@@ -78,9 +78,14 @@ def main():
         check(f"kept failure {f['case']} on {f['variant']}", r, f["case"], [f["variant"]], {f["variant"]: f["outcome"]})
     if not report["counterexamples"]:
         problems.append("the report has no counterexample: nothing was shown to rerun")
+    return verdict(problems, f"{checked} reruns checked")
+
+
+def verdict(problems, summary):
+    """Prints each problem and the summary line; the exit status: 1 when there is any problem."""
     for p in problems:
         print("FAIL", p)
-    print(f"{checked} reruns checked, {len(problems)} problem(s)")
+    print(f"{summary}, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

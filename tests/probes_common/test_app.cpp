@@ -546,3 +546,53 @@ TEST_CASE("A probe offers only the options it honours: fixtures, fuzz, input, sh
   CHECK(bare_help.out.find("--sanitize ") != std::string::npos);  // every probe can rerun under compute-sanitizer
   CHECK(toy::run({}, bare).code == 0);  // the tables alone still judge upstream and fixed
 }
+
+TEST_CASE("An empty --case filter exits 2 with one line instead of selecting every case", "[app]") {
+  require_usage_error({"--case", ""}, "--case '': an empty filter would select every case");
+  require_usage_error({"--case", "v=1.2.3", "--case", ""}, "--case ''");
+  const auto r = toy::run({"--case", "", "--list-cases"}, {}, false);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+}
+
+namespace {
+// The shell block of a Markdown report that feeds a heredoc to --input -: its command line and the text.
+std::pair<std::string, std::string> heredoc_in(const std::string& md) {
+  const auto end_of_command = md.find(" <<'TPIN'\n");
+  if (end_of_command == std::string::npos) return {};
+  const auto start = md.rfind("```sh\n", end_of_command) + 6;
+  const auto text_end = md.find("\nTPIN\n", end_of_command);
+  return {md.substr(start, end_of_command - start),
+          md.substr(end_of_command + 10, text_end + 1 - (end_of_command + 10))};
+}
+}  // namespace
+
+TEST_CASE("The Markdown report names no absolute path and reruns its counterexample from the text it holds",
+          "[app][shrink][rerun]") {
+  const std::string stem = std::filesystem::absolute(toy::temp_path("md")).string();
+  const auto r = toy::run({"--report", "md,json", "--out", stem}, {}, false);
+  REQUIRE(r.code == 0);
+  const std::string md = toy::slurp(stem + ".md");
+  const auto report = json::parse(toy::slurp(stem + ".json"));
+  const std::string dir = std::filesystem::path(stem).parent_path().string();
+  CHECK(md.find(dir) == std::string::npos);
+  // The recorded --out and the input file beside it, relative to the Markdown's folder (a long word may start a
+  // continued line of a command).
+  const std::string name = std::filesystem::path(stem).filename().string();
+  CHECK(md.find(" " + name + "\n") != std::string::npos);
+  CHECK(md.find(" " + name + ".upstream.tpin\n") != std::string::npos);
+
+  const auto [command, text] = heredoc_in(md);
+  CHECK(command == "probe-toy --backend cpu --variant upstream,fixed --input -");
+  CHECK(text == "tileprobe-input v1\nprobe probe-toy\nlist 3\n");
+  CHECK(text == report.at("counterexamples")[0].at("input_text"));
+  std::istringstream in(text);
+  auto* old = std::cin.rdbuf(in.rdbuf());
+  const auto again = toy::run({"--variant", "upstream,fixed", "--input", "-"});
+  std::cin.rdbuf(old);
+  REQUIRE(again.code == 0);
+  REQUIRE(again.report.at("cases").size() == 1);
+  CHECK(again.report.at("cases")[0].at("id") == "toy(v=3,src=input)");
+  CHECK(again.report.at("cases")[0].at("failed_on") == json::array({"upstream"}));
+  for (const char* ext : {".md", ".json", ".upstream.tpin"}) std::filesystem::remove(stem + ext);
+}

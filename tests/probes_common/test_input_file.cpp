@@ -2,6 +2,8 @@
 // "FILE:LINE: what" usage error.
 #include <catch2/catch_test_macros.hpp>
 
+#include <iostream>
+#include <sstream>
 #include <string>
 
 #include "probes/common/input_file.h"
@@ -81,4 +83,23 @@ TEST_CASE("What input_writer writes, input_file reads back", "[input]") {
   CHECK(f.next("a").integer(1, -8, 8) == -2);
   CHECK(f.at_end());
   CHECK_THROWS_AS(w.record("a", {"two words"}), std::logic_error);
+}
+
+TEST_CASE("The input file '-' is standard input, named stdin in messages and case labels", "[input]") {
+  std::istringstream text("tileprobe-input v1\nprobe toy\nlist 1 2\n");
+  auto* old = std::cin.rdbuf(text.rdbuf());
+  auto f = input_file::read("-", "toy");
+  std::istringstream bad("tileprobe-input v1\nprobe other\n");
+  std::cin.rdbuf(bad.rdbuf());
+  std::string error;
+  try {
+    input_file::read("-", "toy");
+  } catch (const usage_error& e) {
+    error = e.what();
+  }
+  std::cin.rdbuf(old);
+  CHECK(f.name() == "stdin");
+  CHECK(f.next("list").size() == 2);
+  CHECK(error.rfind("stdin:2: this file is for probe 'other'", 0) == 0);
+  CHECK(tp::probe::input_label("-") == "input:stdin");
 }

@@ -473,3 +473,23 @@ TEST_CASE("tileprobe-report --matrix-runs judges ci/mutation-matrix's runs again
   CHECK(call().first == 2);
   fs::remove_all(dir);
 }
+
+TEST_CASE("tileprobe-report names the reports and input files it merges relative to its own --out, never by absolute "
+          "path", "[merge]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = toy::temp_path("relative"), shards = dir / "shard-1";
+  fs::create_directories(shards);
+  REQUIRE(toy::run({"--report", "json", "--out", (shards / "probe-toy.json").string()}, {}, false).code == 0);
+  const auto out = (dir / "merged.md").string();
+  REQUIRE(report_tool({(shards / "probe-toy.json").string(), "--out", out}).first == 0);
+  const std::string doc = toy::slurp(out);
+  CHECK(doc.find(dir.string()) == std::string::npos);
+  CHECK(doc.find("Report: `shard-1/probe-toy.json`") != std::string::npos);
+  CHECK(doc.find(" shard-1/probe-toy.upstream.tpin\n") != std::string::npos);  // the --input reproduce line
+  CHECK(doc.find("probe-toy --backend cpu --variant upstream,fixed --input - <<'TPIN'\n") != std::string::npos);
+  // A merge problem names the reports the same way.
+  REQUIRE(report_tool({(shards / "probe-toy.json").string(), (shards / "probe-toy.json").string(), "--out", out}).first == 1);
+  CHECK(toy::slurp(out).find(dir.string()) == std::string::npos);
+  CHECK(toy::slurp(out).find("appears twice: shard-1/probe-toy.json and shard-1/probe-toy.json") != std::string::npos);
+  fs::remove_all(dir);
+}

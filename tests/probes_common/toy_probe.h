@@ -60,6 +60,19 @@ struct config {
   bool control_in_adversarial = false, control_fails_upstream = false;
 };
 
+// The toy's shrinker: drop one element at a time; shrunk ids name their parent.
+inline tp::probe::case_list drop_one(const tp::probe::case_def& c) {
+  using namespace tp::probe;
+  const list& l = c.as<list>();
+  case_list smaller;
+  for (std::size_t i = 0; l.size() > 1 && i < l.size(); ++i) {
+    list s = l;
+    s.erase(s.begin() + std::ptrdiff_t(i));
+    smaller.push_back({.id = shrunk_id(c.id, {{"drop", std::to_string(i)}}), .source = c.source, .payload = s});
+  }
+  return smaller;
+}
+
 inline void build(tp::probe::app& a, const config& cfg = {}) {
   using namespace tp::probe;
   a.family("toy").default_variants("upstream,fixed").buggy({"upstream"}).fixed({"fixed"})
@@ -168,16 +181,7 @@ inline void build(tp::probe::app& a, const config& cfg = {}) {
     a.runner(one);
   }
   a.notes([] { return std::vector<std::string>{"toy note: lists are summed"}; });
-  a.shrinker([](const case_def& c) {
-    const list& l = c.as<list>();
-    case_list smaller;
-    for (std::size_t i = 0; l.size() > 1 && i < l.size(); ++i) {
-      list s = l;
-      s.erase(s.begin() + std::ptrdiff_t(i));
-      smaller.push_back({.id = shrunk_id(c.id, {{"drop", std::to_string(i)}}), .source = c.source, .payload = s});
-    }
-    return smaller;
-  });
+  a.shrinker(drop_one);
 }
 
 }  // namespace toy

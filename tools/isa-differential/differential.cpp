@@ -46,6 +46,15 @@ std::vector<op_variant> resolve(const tp::mma::wave_op_table& table) {
   return out;
 }
 
+std::optional<std::string> not_applicable(const op_variant& v, unsigned device_wave) {
+  if (v.op->wave == device_wave) return std::nullopt;
+  return "a wave" + std::to_string(v.op->wave) + " op on a wave" + std::to_string(device_wave) + " device (" +
+         (v.op->wave > device_wave ? "its waves do not have the op's upper " + std::to_string(v.op->wave - device_wave) +
+                                         " lanes"
+                                   : std::string("the op would fill half of one of its waves")) +
+         ")";
+}
+
 const char* to_string(regime r) { return r == regime::random_bits ? "bits" : "finite"; }
 
 std::optional<regime> parse_regime(std::string_view s) {

@@ -34,6 +34,10 @@ struct op_variant {
   std::string name;  // describe(in, mods)
 };
 
+// Why op variant `v` does not apply to a device whose waves have `device_wave` lanes, for a table that runs each op
+// in one wave of the device (tp::mma::wave_op_table::device_wave); nullopt when the two sizes are equal.
+std::optional<std::string> not_applicable(const op_variant& v, unsigned device_wave);
+
 // "swmmac_i32_16x16x32_iu4,sa=1,sb=0,clamp=1,index_key=1", "gfx9_smfmac_f32_16x16x32_f16,abid=2",
 // "wmma_f32_16x16x16_f16": only the modifiers the instruction has; clamp only when set.
 std::string describe(isa::instr in, const isa::modifiers& m);

@@ -1,11 +1,14 @@
 // isa-differential: every software matrix op of a backend (kernels/mma/wave_op_table.h) against the instruction model
-// (reference/isa) on random registers; one line per op variant, a summary, exit 0 all equal / 1 a mismatch, an error
-// or an op the backend could not run / 2 bad usage / 77 backend not built or not available. README.md beside this file.
+// (reference/isa) on random registers; one line per op variant, a summary, exit 0 every op that ran equal (op variants
+// not applicable to this device named, never run) / 1 a mismatch, an error or an op the backend could not run / 2 bad
+// usage / 77 backend not built or not available, or no selected op applicable to this device. README.md beside this
+// file.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "kernels/mma/wave_op_table.h"
 #include "probes/common/cli.h"
@@ -61,6 +65,15 @@ struct variant_tally {
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
+// The device's wave size where the table runs an op only in a device wave of its own size (HIP), asked before any
+// launch; 0 where every op runs (the CPU emulator, CUDA).
+unsigned device_wave_of(const tp::mma::wave_op_table& table, const std::string& backend_name) {
+  if (!table.device_wave) return 0;
+  const unsigned w = table.device_wave();
+  if (w == 0) throw std::runtime_error("the " + backend_name + " device reports no wave size");
+  return w;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +84,7 @@ int main(int argc, char** argv) {
   std::uint64_t base_seed = 1;
   std::vector<std::string> case_ids;
   bool list_only = false;
+  std::string json_path;
   app.add_option("--backend", backend_name, "cpu|cuda|hip (default cpu)");
   app.add_option("--cases", cases_opt, "cases per op variant and regime (default 64 on cpu, 2048 on a GPU)")
       ->check(CLI::PositiveNumber);
@@ -86,7 +100,12 @@ int main(int argc, char** argv) {
                  "cases per launch (default: 1 on cpu, so each case's random schedule is seeded by its own seed and a "
                  "--case rerun replays it; every case of an op variant and regime on a GPU)")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--list", list_only, "list the backend's op variants and whether it can run them; run nothing");
+  app.add_flag("--list", list_only,
+               "list the backend's op variants and whether it can run them (on this device, where one answers); run "
+               "nothing");
+  app.add_option("--json", json_path,
+                 "also write the run's counts as JSON to FILE: op variants that ran, those not applicable to this "
+                 "device (with the reason), failed ones, cases and the exit code");
   if (const auto stop = tp::parse_command_line(app, argc, argv)) {
     if (!stop->usage_error.empty()) std::cerr << "isa-differential: " << stop->usage_error << "\n";
     return stop->exit_code;
@@ -152,18 +171,29 @@ int main(int argc, char** argv) {
     }
     const std::vector<diff::op_variant> all_variants = diff::resolve(*table);
 
+    const std::string unusable = tp::backend_unusable(*backend);
+    const bool available = unusable.empty() && tp::backend_available(*backend);
+    // Applicability comes from the device's reported wave size, before any launch (never from a trap).
+    const unsigned device_wave = available ? device_wave_of(*table, backend_name) : 0;
+    const auto not_applicable = [&](const diff::op_variant& v) {
+      return device_wave ? diff::not_applicable(v, device_wave) : std::nullopt;
+    };
     if (list_only) {
-      for (const auto& v : all_variants)
+      for (const auto& v : all_variants) {
+        const auto na = not_applicable(v);
         std::cout << v.name << "  wave" << v.op->wave << "  "
-                  << (v.op->not_runnable ? std::string("not run on this backend: ") + v.op->not_runnable : "runs")
+                  << (v.op->not_runnable ? std::string("not run on this backend: ") + v.op->not_runnable
+                      : na               ? "not applicable to this device: " + *na
+                                         : std::string("runs"))
                   << "\n";
+      }
       return 0;
     }
-    if (const std::string why = tp::backend_unusable(*backend); !why.empty()) {
-      std::cerr << "isa-differential: " << why << "\n";
+    if (!unusable.empty()) {
+      std::cerr << "isa-differential: " << unusable << "\n";
       return 2;
     }
-    if (!tp::backend_available(*backend)) {
+    if (!available) {
       std::cerr << "isa-differential: backend " << backend_name << " is not available on this machine ("
                 << tp::device_description(*backend) << ")\n";
       return 77;
@@ -216,17 +246,25 @@ int main(int argc, char** argv) {
     }
 
     const auto t0 = std::chrono::steady_clock::now();
-    std::size_t total_cases = 0, total_equal = 0, launches = 0, variants_bad = 0, variants_not_run = 0;
+    std::size_t total_cases = 0, total_equal = 0, launches = 0, variants_ran = 0;
+    std::vector<std::string> variants_bad, variants_not_run;
+    std::vector<std::pair<std::string, std::string>> variants_not_applicable;  // name, why
     std::string first_bad_id;
     for (auto& [v, cs] : plan) {
       const auto& f = isa::info(v->in);
       char head[96];
       std::snprintf(head, sizeof head, "%-52s wave%-2u", v->name.c_str(), v->op->wave);
       if (v->op->not_runnable) {
-        ++variants_not_run;
+        variants_not_run.push_back(v->name);
         std::cout << "NOT RUN  " << head << "  not run on this backend: " << v->op->not_runnable << "\n";
         continue;
       }
+      if (const auto why = not_applicable(*v)) {
+        variants_not_applicable.emplace_back(v->name, *why);
+        std::cout << "N/A      " << head << "  not applicable to this device: " << *why << "\n";
+        continue;
+      }
+      ++variants_ran;
       variant_tally t;
       // Launch groups: consecutive cases of one regime (and, on cpu, one policy), at most `batch` each.
       std::map<std::pair<int, int>, std::vector<std::size_t>> groups;
@@ -273,7 +311,7 @@ int main(int argc, char** argv) {
       total_cases += cases;
       total_equal += equal;
       const bool ok = t.error.empty() && equal == cases;
-      if (!ok) ++variants_bad;
+      if (!ok) variants_bad.push_back(v->name);
       std::cout << (ok ? "ok       " : t.error.empty() ? "MISMATCH " : "ERROR    ") << head << "  ";
       for (int ri = 0; ri < 2; ++ri)
         std::cout << (ri ? ", " : "") << diff::to_string(diff::regime(ri)) << " " << t.equal[ri] << "/" << t.cases[ri]
@@ -283,16 +321,45 @@ int main(int argc, char** argv) {
       std::cout << "\n";
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("# summary: %zu op variants, %zu cases, %zu equal, %zu mismatching; %zu op variants failed, %zu not run "
-                "on this backend; %zu launches, %.2f s\n",
-                plan.size(), total_cases, total_equal, total_cases - total_equal, variants_bad, variants_not_run,
-                launches, seconds);
-    if (variants_not_run)
+    std::printf("# summary: %zu op variants, %zu ran, %zu not applicable to this device; %zu cases, %zu equal, %zu "
+                "mismatching; %zu op variants failed, %zu not run on this backend; %zu launches, %.2f s\n",
+                plan.size(), variants_ran, variants_not_applicable.size(), total_cases, total_equal,
+                total_cases - total_equal, variants_bad.size(), variants_not_run.size(), launches, seconds);
+    if (!variants_not_run.empty())
       std::cout << "# not run on this backend counts as a failed check; --wave 32 leaves the wave64 ops out\n";
+    if (!variants_not_applicable.empty())
+      std::cout << "# not applicable to this wave" << device_wave << " device: " << variants_not_applicable.size()
+                << " op variants of another wave size, neither run nor counted as passed (a device of their wave size, "
+                << "or --backend cpu, runs them)\n";
     if (!first_bad_id.empty())
       std::cout << "# rerun the first mismatch: isa-differential --backend " << backend_name << " --case "
                 << shell_quoted(first_bad_id) << "\n";
-    return variants_bad == 0 && variants_not_run == 0 ? 0 : 1;
+    // Nothing ran at all is no verdict: every selected op variant needs a device this is not.
+    const int rc = !variants_bad.empty() || !variants_not_run.empty() ? 1 : variants_ran == 0 ? 77 : 0;
+    if (rc == 77) std::cout << "# nothing ran: no selected op variant applies to this device\n";
+    if (!json_path.empty()) {
+      nlohmann::json na = nlohmann::json::array();
+      for (const auto& [name, why] : variants_not_applicable) na.push_back({{"op_variant", name}, {"reason", why}});
+      const nlohmann::json j = {{"isa_differential_version", 1},
+                                {"backend", backend_name},
+                                {"device", tp::device_description(*backend)},
+                                {"device_wave", device_wave ? nlohmann::json(device_wave) : nlohmann::json(nullptr)},
+                                {"op_variants", plan.size()},
+                                {"ran", variants_ran},
+                                {"not_applicable", na},
+                                {"failed", variants_bad},
+                                {"not_run_on_backend", variants_not_run},
+                                {"cases", total_cases},
+                                {"equal", total_equal},
+                                {"exit_code", rc}};
+      std::ofstream out(json_path);
+      out << j.dump(1) << "\n";
+      if (!out.flush()) {
+        std::cerr << "isa-differential: " << json_path << ": cannot write\n";
+        return 2;
+      }
+    }
+    return rc;
   } catch (const usage_error& e) {
     std::cerr << "isa-differential: " << e.what() << "\n";
     return 2;

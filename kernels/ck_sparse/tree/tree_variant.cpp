@@ -34,7 +34,11 @@ extern char** environ;
 #error "TP_CK_TREE_VARIANT (tree-upstream or tree-fixed) must be defined"
 #endif
 #if !defined(TP_CK_TREE_COPY) || !defined(TP_CK_TREE_ORIGIN)
-#error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file) must be defined"
+#error "TP_CK_TREE_COPY (the build folder's copy of sparse_transforms.hpp) and TP_CK_TREE_ORIGIN (the user's file, relative to its tree) must be defined"
+#endif
+#if !defined(TP_CK_TREE_LAYOUT) || !defined(TP_CK_TREE_GIT) || !defined(TP_CK_TREE_SHA256) || \
+    !defined(TP_CK_TREE_GENERATION) || !defined(TP_CK_TREE_SIGNATURE)
+#error "the tree's provenance (TP_CK_TREE_LAYOUT, _GIT, _SHA256, _GENERATION, _SIGNATURE) comes from configure"
 #endif
 #ifndef TP_CK_TREE_HARNESS
 #error "TP_CK_TREE_HARNESS (the harness executable) must be defined"
@@ -201,7 +205,8 @@ std::string condensed_report(const std::string& text) {
   std::string out;
   for (const auto& l : keep) out += (out.empty() ? "" : "\n") + l;
   if (out.empty()) out = text.substr(0, 400);
-  // The tree's file is compiled from a copy in the build folder: name the user's own file instead.
+  // The tree's file is compiled from a copy in the build folder: name the user's own file instead, by its path in
+  // its tree (a report names no folder of this machine).
   const std::string copy = TP_CK_TREE_COPY, origin = TP_CK_TREE_ORIGIN;
   for (std::size_t at_copy; (at_copy = out.find(copy)) != std::string::npos;) out.replace(at_copy, copy.size(), origin);
   return out;
@@ -322,7 +327,12 @@ void run_tiles(const api::tile_batch& in, api::tile_results& out) {
   }
 }
 
-const api::ops tree_ops{TP_CK_TREE_VARIANT, &run_tiles, &compress};
+// What configure found (kernels/ck_sparse/tree/tree.cmake), for the reports: which file, in which layout, at which
+// commit, with which bytes, declaring which API.
+const char* const provenance[] = {"file", TP_CK_TREE_ORIGIN, "layout", TP_CK_TREE_LAYOUT, "git commit", TP_CK_TREE_GIT,
+                                  "sha256", TP_CK_TREE_SHA256, "API generation", TP_CK_TREE_GENERATION,
+                                  "harness routes", TP_CK_TREE_SIGNATURE, nullptr};
+const api::ops tree_ops{TP_CK_TREE_VARIANT, &run_tiles, &compress, provenance};
 // Host code: registered for the cpu backend, the one the ck probes' compress-level and tile runs take here.
 [[maybe_unused]] const bool registered = ::tp::detail::register_variant(
     "ck_sparse", TP_CK_TREE_VARIANT, ::tp::backend::cpu, &tree_ops, typeid(api::ops).name());

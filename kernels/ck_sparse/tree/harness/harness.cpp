@@ -2,17 +2,18 @@
 // (kernels/ck_sparse/tree/shim), serving compress requests to the probes' tree variants over stdin/stdout.
 //
 // Built by clang-19 (the tree needs ext_vector_type, _BitInt and _Float16), one executable per tree variant, with the
-// API the configure step detected: TP_CK_TREE_API 1 = pre-fix (SparseCompressTransform::exec(VecType&),
-// compress_a_impl<ADataType, CompressedSize>), 2 = post-fix (execExtVec, exec(const ATensor&), LogicalADataType).
+// entries into SparseCompressTransform the configure step found in the file (entries.h: TP_CK_TREE_ENTRY for
+// int8/fp8/fp16, TP_CK_TREE_ENTRY_PK_INT4, TP_CK_TREE_EXTRACT).
 //
-//   tp-ck-tree-harness --api          prints "pre-fix" or "post-fix"
+//   tp-ck-tree-harness --api          prints the routes it takes (entries.h's signature, as configure matched it)
 //   tp-ck-tree-harness [--isolate]    serves requests until stdin closes; --isolate runs each one in a child process,
 //                                     so a sanitizer abort or a crash on one request is that request's answer
 //
-// The wire format is tree_protocol.h. Each lane vector goes through SparseCompressTransform<2>::exec, the route CK's
-// SparseMmaPipeline takes; when the request names FragsK, each fragment's idx comes from the tree's own
-// extract_fragment_idx, sliced at the fragment's share of the fields compress_a_impl emitted (the pre-fix pipeline's
-// InternalAVecSize, the fixed one's InternalAVecSize * APackedSize: both equal that share for their own scan).
+// The wire format is tree_protocol.h. Each lane vector goes through the entry the pipeline of the tree's generation
+// takes (exec of its thread tensor, or of the buffer as one vector); when the request names FragsK, each fragment's
+// idx comes from the tree's own extract_fragment_idx, sliced at the fragment's share of the fields compress_a_impl
+// emitted (the pre-fix pipeline's InternalAVecSize, the fixed one's InternalAVecSize * APackedSize: both equal that
+// share for their own scan).
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,116 +26,120 @@
 #include <string>
 #include <vector>
 
-#include "ck_tile/core/arch/mma/sparse/sparse_transforms.hpp"
-#include "kernels/ck_sparse/tree/tree_protocol.h"
-
-#ifndef TP_CK_TREE_API
-#error "TP_CK_TREE_API must be 1 (pre-fix API) or 2 (post-fix API): the configure step detects it"
+#if !defined(TP_CK_TREE_ENTRY) || !defined(TP_CK_TREE_ENTRY_PK_INT4) || !defined(TP_CK_TREE_EXTRACT)
+#error "TP_CK_TREE_ENTRY, TP_CK_TREE_ENTRY_PK_INT4 and TP_CK_TREE_EXTRACT come from the configure step (tree.cmake)"
 #endif
+
+#include "ck_tile/core/arch/mma/sparse/sparse_transforms.hpp"
+#include "kernels/ck_sparse/tree/harness/entries.h"
+#include "kernels/ck_sparse/tree/tree_protocol.h"
 
 namespace {
 
-namespace mma = ck_tile::core::arch::mma;
 namespace proto = tp::ck_tree;
 using ck_tile::index_t;
-
-// What CK's pipeline hands exec() in the post-fix API: a thread tensor whose DataType is the logical element type.
-template <typename T, index_t N>
-struct host_thread_tensor {
-  using DataType = T;
-  using VecType = ck_tile::ext_vector_t<T, N>;
-  struct view {
-    VecType value;
-    template <index_t I>
-    VecType at() const {
-      return value;
-    }
-  };
-  struct buffer {
-    VecType value;
-    template <typename V>
-    view get_as() const {
-      static_assert(std::is_same_v<V, VecType>, "the pipeline reads the thread buffer as one vector");
-      return view{value};
-    }
-  };
-  VecType v;
-  static constexpr index_t get_thread_buffer_size() { return N; }
-  buffer get_thread_buffer() const { return buffer{v}; }
-};
+using tp::ck_tree::entry;
 
 struct lane_result {
   std::vector<uint8_t> compressed;
   std::vector<uint32_t> idx, frag_idx;
 };
 
-template <typename Idx, uint32_t FragCompressedSize, uint32_t FragsK>
+template <uint32_t FragFields, uint32_t FragsK, typename Idx>
 void extract_fragments(const Idx& idx, lane_result& r) {
-  for (uint32_t k = 0; k < FragsK; ++k)
-    r.frag_idx.push_back(uint32_t(mma::sparse::detail::extract_fragment_idx<FragCompressedSize, FragsK>(idx, 0, k)));
+  for (uint32_t k = 0; k < FragsK; ++k) r.frag_idx.push_back(tp::ck_tree::fragment_idx<FragFields, FragsK>(idx, k));
 }
 
 template <typename Idx, uint32_t Fields>
 void extract_any(const Idx& idx, unsigned frags_k, lane_result& r) {
   switch (frags_k) {
     case 0: return;
-    case 1: return extract_fragments<Idx, Fields / 1, 1>(idx, r);
-    case 2: if constexpr (Fields % 2 == 0) return extract_fragments<Idx, Fields / 2, 2>(idx, r); break;
-    case 4: if constexpr (Fields % 4 == 0) return extract_fragments<Idx, Fields / 4, 4>(idx, r); break;
-    case 8: if constexpr (Fields % 8 == 0) return extract_fragments<Idx, Fields / 8, 8>(idx, r); break;
+    case 1: return extract_fragments<Fields / 1, 1>(idx, r);
+    case 2: if constexpr (Fields % 2 == 0) return extract_fragments<Fields / 2, 2>(idx, r); break;
+    case 4: if constexpr (Fields % 4 == 0) return extract_fragments<Fields / 4, 4>(idx, r); break;
+    case 8: if constexpr (Fields % 8 == 0) return extract_fragments<Fields / 8, 8>(idx, r); break;
   }
   throw std::string("FragsK " + std::to_string(frags_k) + " does not divide " + std::to_string(Fields) + " fields");
 }
 
+template <typename Logical>
+constexpr entry entry_for() {
+  return std::is_same_v<Logical, ck_tile::pk_int4_t> ? entry(TP_CK_TREE_ENTRY_PK_INT4) : entry(TP_CK_TREE_ENTRY);
+}
+
 // One lane vector of N physical elements whose register type is ext_vector_t<Logical, N>.
 template <typename Logical, index_t N>
-lane_result compress_lane(const uint8_t* bytes, unsigned frags_k, unsigned& fields) {
-  using VecType = ck_tile::ext_vector_t<Logical, N>;
-  static_assert(sizeof(VecType) >= 1);
-  VecType v;
+lane_result compress_lane(const uint8_t* bytes, unsigned frags_k) {
+  constexpr entry E = entry_for<Logical>();
+  ck_tile::ext_vector_t<Logical, N> v;
   std::memcpy(&v, bytes, sizeof v);
+  auto c = tp::ck_tree::compress<E, Logical, N>(v);
   lane_result r;
-#if TP_CK_TREE_API == 1
-  auto [compressed, idx] = mma::SparseCompressTransform<2>::exec(v);
-  constexpr uint32_t Fields = uint32_t(N / 2);
-#else
-  host_thread_tensor<Logical, N> t{v};
-  auto [compressed, idx] = mma::SparseCompressTransform<2>::exec(t);
-  constexpr uint32_t Fields = uint32_t(N / 2 * ck_tile::numeric_traits<Logical>::PackedSize);
-#endif
-  static_assert(sizeof(compressed) * 2 == sizeof(VecType), "the compressed vector is half the input");
-  r.compressed.resize(sizeof(compressed));
-  std::memcpy(r.compressed.data(), &compressed, sizeof(compressed));
-  const auto* w = idx.words;
-  r.idx.assign(w, w + sizeof(idx.words) / sizeof(idx.words[0]));
-  extract_any<decltype(idx), Fields>(idx, frags_k, r);
-  fields = Fields;
+  r.compressed.assign(c.bytes.begin(), c.bytes.end());
+  const auto words = tp::ck_tree::words_of(c.idx);
+  r.idx.assign(words.begin(), words.end());
+  extract_any<decltype(c.idx), tp::ck_tree::fields<E, Logical, N>()>(c.idx, frags_k, r);
   return r;
 }
 
-template <typename Logical>
-lane_result compress_elements(std::size_t n, const uint8_t* bytes, unsigned frags_k, unsigned& fields) {
+// What one lane's answer holds for a vector of N elements: decided by the types, before the tree's code runs.
+struct lane_layout {
+  unsigned fields = 0, idx_words = 0;
+};
+template <typename Logical, index_t N>
+lane_layout layout_of() {
+  constexpr entry E = entry_for<Logical>();
+  return {tp::ck_tree::fields<E, Logical, N>(), unsigned(tp::ck_tree::idx_words<tp::ck_tree::idx_of<E, Logical, N>>())};
+}
+
+// The lane vector sizes the harness serves, as (element count, what to do with it) for one element type.
+template <typename Logical, typename F>
+auto with_elements(std::size_t n, F&& f) {
   switch (n) {
-    case 8: return compress_lane<Logical, 8>(bytes, frags_k, fields);
-    case 16: return compress_lane<Logical, 16>(bytes, frags_k, fields);
-    case 32: return compress_lane<Logical, 32>(bytes, frags_k, fields);
-    case 64: return compress_lane<Logical, 64>(bytes, frags_k, fields);
-    case 128: return compress_lane<Logical, 128>(bytes, frags_k, fields);
+    case 8: return f.template operator()<Logical, 8>();
+    case 16: return f.template operator()<Logical, 16>();
+    case 32: return f.template operator()<Logical, 32>();
+    case 64: return f.template operator()<Logical, 64>();
+    case 128: return f.template operator()<Logical, 128>();
   }
   throw std::string("a lane vector holds 8, 16, 32, 64 or 128 physical elements, got " + std::to_string(n));
 }
-
-lane_result compress_vector(proto::dtype t, const uint8_t* bytes, std::size_t size, unsigned frags_k,
-                            unsigned& fields) {
+template <typename F>
+auto with_type(proto::dtype t, std::size_t bytes, F&& f) {
   switch (t) {
-    case proto::dtype::int8: return compress_elements<int8_t>(size, bytes, frags_k, fields);
-    case proto::dtype::fp8: return compress_elements<ck_tile::fp8_t>(size, bytes, frags_k, fields);
+    case proto::dtype::int8: return with_elements<int8_t>(bytes, f);
+    case proto::dtype::fp8: return with_elements<ck_tile::fp8_t>(bytes, f);
     case proto::dtype::fp16:
-      if (size % 2) throw std::string("odd byte count for fp16");
-      return compress_elements<ck_tile::fp16_t>(size / 2, bytes, frags_k, fields);
-    case proto::dtype::pk_int4: return compress_elements<ck_tile::pk_int4_t>(size, bytes, frags_k, fields);
+      if (bytes % 2) throw std::string("odd byte count for fp16");
+      return with_elements<ck_tile::fp16_t>(bytes / 2, f);
+    case proto::dtype::pk_int4: return with_elements<ck_tile::pk_int4_t>(bytes, f);
   }
   throw std::string("unknown dtype " + std::to_string(unsigned(t)));
+}
+
+// The answer a request must get, or (thrown) why the request is bad. Checked before the tree's code runs, so that in
+// the child nothing but undefined behaviour in that code can make the answer differ from it.
+struct expected_answer {
+  lane_layout lane;
+  std::size_t payload_bytes = 0;
+};
+expected_answer expect(const proto::request& rq) {
+  const lane_layout l = with_type(proto::dtype(rq.type), rq.vector_bytes,
+                                  []<typename Logical, index_t N>() { return layout_of<Logical, N>(); });
+  const unsigned k = rq.frags_k;
+  if (k != 0 && k != 1 && k != 2 && k != 4 && k != 8)
+    throw std::string("FragsK " + std::to_string(k) + " is not 0, 1, 2, 4 or 8");
+  if (k != 0 && l.fields % k != 0)
+    throw std::string("FragsK " + std::to_string(k) + " does not divide " + std::to_string(l.fields) + " fields");
+  return {l, std::size_t(rq.lanes) * (rq.vector_bytes / 2 + 4 * l.idx_words + 4 * k)};
+}
+
+std::vector<uint8_t> with_header(proto::response rs, const std::vector<uint8_t>& payload) {
+  rs.payload_bytes = uint32_t(payload.size());
+  std::vector<uint8_t> out(sizeof rs);
+  std::memcpy(out.data(), &rs, sizeof rs);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
 }
 
 // The whole answer to one request, as bytes for stdout.
@@ -142,12 +147,14 @@ std::vector<uint8_t> answer(const proto::request& rq, const std::vector<uint8_t>
   proto::response rs{};
   std::vector<uint8_t> payload;
   try {
+    const expected_answer want = expect(rq);
+    rs.fields = want.lane.fields;
+    rs.idx_words = want.lane.idx_words;
     for (unsigned l = 0; l < rq.lanes; ++l) {
-      unsigned fields = 0;
-      const auto r = compress_vector(proto::dtype(rq.type), body.data() + std::size_t(l) * rq.vector_bytes,
-                                     rq.vector_bytes, rq.frags_k, fields);
-      rs.fields = fields;
-      rs.idx_words = uint32_t(r.idx.size());
+      const uint8_t* bytes = body.data() + std::size_t(l) * rq.vector_bytes;
+      const auto r = with_type(proto::dtype(rq.type), rq.vector_bytes, [&]<typename Logical, index_t N>() {
+        return compress_lane<Logical, N>(bytes, rq.frags_k);
+      });
       const auto* c = r.compressed.data();
       payload.insert(payload.end(), c, c + r.compressed.size());
       const auto* i = reinterpret_cast<const uint8_t*>(r.idx.data());
@@ -160,11 +167,7 @@ std::vector<uint8_t> answer(const proto::request& rq, const std::vector<uint8_t>
     rs.result = proto::status::bad_request;
     payload.assign(why.begin(), why.end());
   }
-  rs.payload_bytes = uint32_t(payload.size());
-  std::vector<uint8_t> out(sizeof rs);
-  std::memcpy(out.data(), &rs, sizeof rs);
-  out.insert(out.end(), payload.begin(), payload.end());
-  return out;
+  return with_header(rs, payload);
 }
 
 bool read_all(int fd, void* p, std::size_t n) {
@@ -199,9 +202,19 @@ std::vector<uint8_t> file_contents(int fd) {
 }
 
 // The request in a child process. Its answer and its stderr go to memory files the parent reads once it has exited,
-// so no pipe can fill up while the parent waits. A child that does not exit 0 with a whole answer was stopped by the
-// sanitizer (or crashed): its stderr is the evidence.
+// so no pipe can fill up while the parent waits. A child that does not exit 0 with the answer expect() foresaw was
+// stopped by the sanitizer, crashed, or had its own state overwritten by undefined behaviour in the tree's code (the
+// pre-fix scan's writes past nonzero_elems land on the harness's stack): its stderr, and what went wrong, are the
+// evidence. The request is checked here first, so a bad request is answered as one, never blamed on the tree.
 std::vector<uint8_t> answer_isolated(const proto::request& rq, const std::vector<uint8_t>& body) {
+  expected_answer want;
+  try {
+    want = expect(rq);
+  } catch (const std::string& why) {
+    proto::response rs{};
+    rs.result = proto::status::bad_request;
+    return with_header(rs, std::vector<uint8_t>(why.begin(), why.end()));
+  }
   const int out_fd = memfd_create("tp-ck-tree-answer", 0), err_fd = memfd_create("tp-ck-tree-stderr", 0);
   if (out_fd < 0 || err_fd < 0) {
     std::perror("tp-ck-tree-harness: memfd_create");
@@ -215,6 +228,7 @@ std::vector<uint8_t> answer_isolated(const proto::request& rq, const std::vector
   }
   if (pid == 0) {
     dup2(err_fd, 2);
+    alarm(60);  // a loop whose counter the tree's code overwrote ends here, as a signal
     const auto a = answer(rq, body);
     _exit(write_all(out_fd, a.data(), a.size()) ? 0 : 3);
   }
@@ -226,30 +240,26 @@ std::vector<uint8_t> answer_isolated(const proto::request& rq, const std::vector
   close(out_fd);
   close(err_fd);
   proto::response rs{};
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && out.size() >= sizeof rs) {
-    std::memcpy(&rs, out.data(), sizeof rs);
-    if (out.size() == sizeof rs + rs.payload_bytes) {
-      // Recoverable sanitizer reports (UBSan) leave the child running: they still belong to the answer.
-      if (err.empty() || rs.result != proto::status::ok) return out;
-      rs.result = proto::status::sanitizer_report;
-      rs.payload_bytes = uint32_t(err.size());
-      std::vector<uint8_t> o(sizeof rs);
-      std::memcpy(o.data(), &rs, sizeof rs);
-      o.insert(o.end(), err.begin(), err.end());
-      return o;
-    }
+  std::string how;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    how = WIFSIGNALED(st) ? "child killed by signal " + std::to_string(WTERMSIG(st))
+                          : "child exited with status " + std::to_string(WEXITSTATUS(st));
+  } else if (out.size() >= sizeof rs && (std::memcpy(&rs, out.data(), sizeof rs), true) &&
+             rs.result == proto::status::ok && rs.fields == want.lane.fields &&
+             rs.idx_words == want.lane.idx_words && rs.payload_bytes == want.payload_bytes &&
+             out.size() == sizeof rs + want.payload_bytes) {
+    // Recoverable sanitizer reports (UBSan) leave the child running: they still belong to the answer.
+    if (err.empty()) return out;
+    rs.result = proto::status::sanitizer_report;
+    return with_header(rs, err);
+  } else {
+    how = "its answer is not the one the request asks for: the tree's code overwrote the harness's own state";
   }
-  std::string how = WIFSIGNALED(st) ? "child killed by signal " + std::to_string(WTERMSIG(st))
-                                    : "child exited with status " + std::to_string(WEXITSTATUS(st));
   std::string text(err.begin(), err.end());
   text += "[tp-ck-tree-harness: " + how + "]\n";
   rs = proto::response{};
   rs.result = proto::status::sanitizer_report;
-  rs.payload_bytes = uint32_t(text.size());
-  std::vector<uint8_t> o(sizeof rs);
-  std::memcpy(o.data(), &rs, sizeof rs);
-  o.insert(o.end(), text.begin(), text.end());
-  return o;
+  return with_header(rs, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 }  // namespace
@@ -259,7 +269,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--api") {
-      std::puts(TP_CK_TREE_API == 1 ? "pre-fix" : "post-fix");
+      tp::ck_tree::print_signature<entry(TP_CK_TREE_ENTRY), entry(TP_CK_TREE_ENTRY_PK_INT4)>(stdout);
       return 0;
     }
     if (a == "--isolate") {

@@ -3,6 +3,10 @@
 // user's sparse_transforms.hpp compiles as plain host C++ (clang: ext_vector_type, _BitInt, _Float16).
 #pragma once
 
+// Upstream, config.hpp includes hip/hip_runtime.h, which brings in much of the standard library: the int32-idx
+// generations of sparse_transforms.hpp call std::launder without including <new> themselves.
+#include <new>
+
 // Device qualifiers become nothing: the functions run on the host, as ordinary inline code.
 #define CK_TILE_HOST inline
 #define CK_TILE_DEVICE inline

@@ -1,0 +1,457 @@
+// A tree variant of the fattn family: a user's own beellama kernels (their ggml/src/ggml-cuda headers, included as
+// they are) launched by tileprobe. Compiled once per tree variant with TP_VARIANT_NS / TP_VARIANT_NAME and the
+// variant's tree first on the include path, as HIP (clang, for the tree archs; the HIP 5.2.3 compatibility layer
+// force-included on Debian's toolchain, hip-compat/) or as CUDA (nvcc, sm_90).
+//
+// Upstream's: every kernel launched here (flash_attn_ext_f16, flash_attn_stream_k_fixup_uniform/_general,
+// flash_attn_mask_to_KV_max, k_flash_attn_ext_tail_indexed_small) and the host helpers that size them (the config
+// table getters, get_cols_per_warp, ggml_cuda_fattn_mma_get_nstages, ggml_cuda_fattn_kvarn_mma_shared_bytes,
+// init_fastdiv_values, amd_wmma_available). Ours: the launch plan and launch sequence below, which mirror upstream's
+// host functions named at each step (those need a ggml graph, a backend context and ggml-cuda.cu's device table, so
+// they are not called), the data layout conversion from tp::fattn::problem, and the registration.
+//
+// Through the HIP runtime tileprobe links (tp_hip_runtime): TILEPROBE_HIP=sim:gfx1100 runs the code objects on the
+// simulator, unset a real card's ROCm runs them; nothing here knows which.
+#if defined(__clang__)
+  #pragma clang diagnostic push
+  #pragma clang diagnostic ignored "-Wunused-function"
+#endif
+#include "fattn-mma-kvarn-case.cuh"  // flash_attn_ext_f16 with its KVarN loader, fattn-common.cuh's fixups
+#include "fattn.cuh"
+// fattn-tail.cuh is a fragment of fattn.cu (included at its end) and its host function, ggml_cuda_flash_attn_ext_tail,
+// names two things fattn.cu defines before it. tileprobe launches the fragment's kernels and never that function, so
+// the two are only declared, for the fragment to parse: a call of either would fail to link, not run.
+#if defined(__clang__)
+  #pragma clang diagnostic ignored "-Wundefined-internal"
+#endif
+static void ggml_cuda_flash_attn_ext_dispatch(ggml_backend_cuda_context& ctx, ggml_tensor* dst);
+static constexpr int GGML_CUDA_FATTN_OP_PARAM_FORCE_VEC = -1;  // read only by ggml_cuda_flash_attn_ext_tail
+#include "fattn-tail.cuh"
+#if defined(__clang__)
+  #pragma clang diagnostic pop
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/fattn/api.h"
+#include "kernels/fattn_tree/instances.h"
+#include "simt/host.h"
+#include "simt/registry.h"
+
+#if !defined(TP_VARIANT_NS) || !defined(TP_VARIANT_NAME)
+  #error "TP_VARIANT_NS and TP_VARIANT_NAME are defined by kernels/fattn_tree/CMakeLists.txt"
+#endif
+
+namespace TP_VARIANT_NS {
+// The kernels this variant's tree compiles out, per arch (generated at build time from the code objects; empty for
+// CUDA, whose objects are not analysed).
+extern const tp::fattn_tree::compiled_out compiled_out_table[];
+extern const int compiled_out_count;
+
+namespace {
+
+using tp::fattn::fixup_kind;
+using tp::fattn::kernel_kind;
+using tp::fattn::launch_plan;
+using tp::fattn::problem;
+using tp::fattn::run_result;
+
+void check(cudaError_t e, const char* what, const char* kernel = nullptr) { tp::gpu_detail::check(e, what, kernel); }
+
+// The device as ggml-cuda sees it: its compute capability code (AMD: ggml_cuda_parse_id of the arch name,
+// GGML_CUDA_CC_OFFSET_AMD + major * 0x100 + the last two hex digits; NVIDIA: 100 * major + 10 * minor), its wave size
+// and base arch name.
+struct device_info {
+  int cc = 0, warp_size = 32;
+  std::string arch;
+};
+const device_info& device() {
+  static const device_info info = [] {
+    device_info d;
+    int dev = 0;
+    cudaDeviceProp p{};
+    check(cudaGetDevice(&dev), "get device");
+    check(cudaGetDeviceProperties(&p, dev), "get device properties");
+    d.warp_size = p.warpSize;
+#if defined(GGML_USE_HIP)
+    d.arch = p.gcnArchName;
+    d.arch = d.arch.substr(0, d.arch.find(':'));  // gfx1100:sramecc-:xnack- -> gfx1100
+    const std::string digits = d.arch.rfind("gfx", 0) == 0 ? d.arch.substr(3) : std::string();
+    if (digits.size() < 3 || digits.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw tp::device_error("fattn tree: cannot read an arch from the device name '" + std::string(p.gcnArchName) +
+                             "'");
+    d.cc = GGML_CUDA_CC_OFFSET_AMD + int(std::stoul(digits.substr(0, digits.size() - 2), nullptr, 16)) * 0x100 +
+           int(std::stoul(digits.substr(digits.size() - 2), nullptr, 16));
+#else
+    d.arch = "sm_" + std::to_string(p.major * 10 + p.minor);
+    d.cc = 100 * p.major + 10 * p.minor;
+#endif
+    return d;
+  }();
+  return info;
+}
+
+// The K/V types of flash_attn_ext_f16 for a kernel kind (api.h): f16, or the tree's KVarN template types (both K and
+// V rotated, or rotated K with original-domain V).
+template <kernel_kind K>
+struct kv_types;
+template <>
+struct kv_types<kernel_kind::f16> {
+  static constexpr ggml_type K = GGML_TYPE_F16, V = GGML_TYPE_F16;
+};
+template <>
+struct kv_types<kernel_kind::kvarn_kvarn> {
+  static constexpr ggml_type K = GGML_CUDA_FATTN_KVARN_TYPE, V = GGML_CUDA_FATTN_KVARN_TYPE;
+};
+template <>
+struct kv_types<kernel_kind::kvarn_k_original_v> {
+  static constexpr ggml_type K = GGML_CUDA_FATTN_KVARN_TYPE, V = GGML_CUDA_FATTN_KVARN_ORIGINAL_TYPE;
+};
+
+// The host setup of ggml_cuda_flash_attn_ext_mma_f16_case (f16) and ggml_cuda_flash_attn_ext_mma_kvarn_case (KVarN):
+// the tree's own config table for the device, and the dynamic shared memory of the body kernel.
+struct body_config {
+  int DKQ, DV, ncols1, ncols2;
+  int nthreads, nwarps, nbatch_fa, nbatch_combine;
+  std::size_t nbytes_shared;
+};
+template <int DKQ, int DV, int ncols1, int ncols2>
+body_config body_config_for(kernel_kind kind, int cc, int warp_size) {
+  constexpr int ncols = ncols1 * ncols2;
+  body_config c{DKQ, DV, ncols1, ncols2, 0, 0, 0, 0, 0};
+  c.nthreads = ggml_cuda_fattn_mma_get_nthreads(DKQ, DV, ncols, cc);
+  c.nbatch_fa = ggml_cuda_fattn_mma_get_nbatch_fa(DKQ, DV, ncols, cc);
+  c.nbatch_combine = ggml_cuda_fattn_mma_get_nbatch_combine(DKQ, DV, ncols, cc);
+  c.nwarps = c.nthreads / warp_size;
+  if (c.nbatch_fa <= 0)
+    throw std::invalid_argument("fattn tree: the tree's config table has no row for D" + std::to_string(DKQ) +
+                                " ncols " + std::to_string(ncols) + " on this device");
+  if (kind != kernel_kind::f16) {
+    const bool original_domain = kind != kernel_kind::kvarn_kvarn;
+    c.nbytes_shared = ggml_cuda_fattn_kvarn_mma_shared_bytes<DKQ, DV, ncols1, ncols2>(cc, warp_size, original_domain);
+    return c;
+  }
+  // ggml_cuda_flash_attn_ext_mma_f16_case's sum, term by term.
+  const int nbatch_K2 = ggml_cuda_fattn_mma_get_nbatch_K2(DKQ, DV, ncols, cc);
+  const int nbatch_V2 = ggml_cuda_fattn_mma_get_nbatch_V2(DKQ, DV, ncols, cc);
+  const bool Q_in_reg = ggml_cuda_fattn_mma_get_Q_in_reg(DKQ, DV, ncols, cc);
+  const int nstages = ggml_cuda_fattn_mma_get_nstages(DKQ, DV, ncols1, ncols2, cc);
+  const int cols_per_warp = std::min(ncols, get_cols_per_warp(cc));
+  const std::size_t KV_1stage = std::size_t(c.nbatch_fa) * std::max(nbatch_K2 + 4, nbatch_V2 + 4) * sizeof(half2);
+  const std::size_t KV_2stage = std::size_t(c.nbatch_fa) * (nbatch_K2 + 4 + nbatch_V2 + 4) * sizeof(half2);
+  const std::size_t Q = std::size_t(ncols) * (DKQ / 2 + 4) * sizeof(half2);
+  const std::size_t mask = std::size_t(ncols1) * (c.nbatch_fa / 2 + 4) * sizeof(half2);
+  const std::size_t combine = std::size_t(c.nwarps) * cols_per_warp * (c.nbatch_combine + 4) * sizeof(half2);
+  const std::size_t KV = nstages <= 1 ? KV_1stage : KV_2stage;
+  c.nbytes_shared = std::max(combine, Q_in_reg ? std::max(Q, KV + mask) : Q + KV + mask);
+  return c;
+}
+
+// The instance table (instances.h) as templates: calls f.template operator()<DKQ, DV, ncols1, ncols2, kind>().
+template <int I, class F>
+decltype(auto) with_instance(F&& f) {
+  constexpr tp::fattn_tree::instance in = tp::fattn_tree::instances[I];
+  constexpr auto& cfg = tp::fattn::configs[tp::fattn_tree::config_index(in.config)];
+  static_assert(tp::fattn_tree::config_index(in.config) >= 0, "instances.h names a config api.h does not have");
+  static_assert(cfg.ncols % in.ncols2 == 0, "instances.h: ncols2 must divide the config's ncols");
+  return f.template operator()<cfg.DKQ, cfg.DV, cfg.ncols / in.ncols2, in.ncols2, in.kind>();
+}
+template <class F, int... I>
+decltype(auto) dispatch_instance(int index, F&& f, std::integer_sequence<int, I...>) {
+  using R = decltype(with_instance<0>(f));
+  R r{};
+  const bool found = ((index == I ? (r = with_instance<I>(f), true) : false) || ...);
+  if (!found) throw std::logic_error("fattn tree: instance index out of range");
+  return r;
+}
+template <class F>
+decltype(auto) dispatch_instance(int index, F&& f) {
+  return dispatch_instance(index, std::forward<F>(f), std::make_integer_sequence<int, tp::fattn_tree::n_instances>{});
+}
+
+int instance_for(int config, const problem& p) {
+  if (config < 0 || config >= tp::fattn::n_configs)
+    throw std::invalid_argument("fattn: unknown config index " + std::to_string(config));
+  const int i = tp::fattn_tree::find_instance(config, p.ncols2, p.kernel);
+  if (i < 0)
+    throw std::invalid_argument(std::string("fattn tree: tileprobe builds no instance of the tree's kernel for ") +
+                                tp::fattn::configs[config].name + " with ncols2 " + std::to_string(p.ncols2) + ", " +
+                                tp::fattn::to_string(p.kernel) + " (kernels/fattn_tree/instances.h lists those built)");
+  return i;
+}
+
+// The name code_object.py gives a kernel in compiled_out_table: the demangled template, spaces and casts dropped.
+std::string kernel_key(int DKQ, int DV, int ncols1, int ncols2, ggml_type K, ggml_type V) {
+  char s[128];
+  std::snprintf(s, sizeof s, "flash_attn_ext_f16<%d,%d,%d,%d,false,false,%d,%d>", DKQ, DV, ncols1, ncols2, int(K),
+                int(V));
+  return s;
+}
+// The archs this variant's code objects were built for (TP_FA_TREE_ARCHS), on hip; a device of another arch would get
+// the runtime's "no kernel image" at the first launch, so it is refused first, saying which archs there are.
+void refuse_other_arch() {
+#if defined(TP_FA_TREE_ARCHS_BUILT)
+  const std::string built = TP_FA_TREE_ARCHS_BUILT, arch = device().arch;
+  if (("," + built + ",").find("," + arch + ",") == std::string::npos)
+    throw tp::device_error("fattn tree: the tree variants were compiled for " + built + " (TP_FA_TREE_ARCHS); this "
+                           "device is " + arch);
+#endif
+}
+
+void refuse_if_compiled_out(const std::string& key) {
+  refuse_other_arch();
+  const std::string& arch = device().arch;
+  for (int i = 0; i < compiled_out_count; ++i)
+    if (arch == compiled_out_table[i].arch && key == compiled_out_table[i].kernel)
+      throw tp::fattn::no_device_code(std::string("no device code for this config on this arch: the tree (") +
+                                      TP_VARIANT_NAME + ") compiles " + key + " out on " + arch + ", guard " +
+                                      compiled_out_table[i].guard);
+}
+
+int checked_int(std::size_t v, const char* what) {
+  if (v > std::size_t(INT32_MAX)) throw std::invalid_argument(std::string("fattn tree: ") + what + " exceeds int32");
+  return int(v);
+}
+
+// launch_fattn's grid (api.h's stream_k_plan) with the tree's nbatch_fa and ncols1, stream-k as launch_fattn decides
+// it for the device: always on Ada and newer and on any AMD WMMA device. max_blocks is the modelled device's
+// (api.h device_model), where upstream asks the runtime's occupancy query.
+launch_plan plan_for(const body_config& c, const problem& p, const tp::fattn::device_model& dev, int cc) {
+  const bool always = cc >= GGML_CUDA_CC_ADA_LOVELACE || amd_wmma_available(cc);
+  return tp::fattn::stream_k_plan(c.nbatch_fa, c.ncols1, p, dev, always);
+}
+
+// fp16 bit patterns of values the problem promises are fp16 (api.h): the conversion is exact.
+std::vector<std::uint16_t> to_half_bits(std::span<const float> v) {
+  std::vector<std::uint16_t> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const half h = __float2half(v[i]);
+    std::memcpy(&out[i], &h, sizeof h);
+  }
+  return out;
+}
+
+template <class Kernel, class... A>
+void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t smem, A... args) {
+  if (smem > 48 * 1024)  // as upstream raises the limit (cudaFuncSetAttribute before launch_fattn)
+    check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(smem)),
+          "allow dynamic shared memory above 48 KiB", name);
+  kernel<<<grid, block, smem>>>(args...);
+  check(cudaGetLastError(), "launch", name);
+  check(cudaDeviceSynchronize(), "synchronize after launch", name);
+}
+
+template <class T>
+T* ptr(tp::device_buffer<T>& b) {
+  return reinterpret_cast<T*>(b.view().p);
+}
+
+// ggml's dst rows are q*H + h (token-major), the problem's h*n_q + q: `width` values per row.
+template <class T>
+std::vector<T> to_problem_rows(const std::vector<T>& ggml, int H, int n_q, std::size_t width) {
+  std::vector<T> out(ggml.size());
+  for (int h = 0; h < H; ++h)
+    for (int q = 0; q < n_q; ++q)
+      std::copy_n(ggml.begin() + (std::size_t(q) * H + h) * width, width,
+                  out.begin() + (std::size_t(h) * n_q + q) * width);
+  return out;
+}
+
+// The tail pass and merge in one launch, as ggml_cuda_flash_attn_ext_tail runs a tail of at most 256 tokens
+// (indexed_small): one stream, every query active in order (query_order[q] = q), one run descriptor whose n_tail
+// (desc[4]) and slot list (desc[6 + t] = t) name the tail rows; tail K/V f16 [D, n_tail, n_head]; no tail mask. Q, the
+// body's dst and meta as the body pass left them (ggml's layouts); returns the merged output in ggml's row order.
+template <int DKQ, int DV>
+std::vector<float> tail_merge(const problem& p, tp::device_buffer<float>& Q, tp::device_buffer<float>& body,
+                              tp::device_buffer<float>& body_meta) {
+  constexpr int max_tail = 256;
+  if (p.n_tail > max_tail)
+    throw std::invalid_argument("fattn tree: tails over 256 tokens take the tree's packed tail pass, which tileprobe "
+                                "does not launch; n_tail " + std::to_string(p.n_tail));
+  const int H = p.n_head * p.gqa, n_tail = p.n_tail, slots = std::max(n_tail, 1), desc_stride = 6 + n_tail;
+  tp::device_buffer<std::uint16_t> Kt(std::max<std::size_t>(p.k_tail.size(), 1)),
+      Vt(std::max<std::size_t>(p.v_tail.size(), 1)), mt(std::size_t(slots) * p.n_q);
+  if (n_tail > 0) {
+    Kt.upload(to_half_bits(p.k_tail));
+    Vt.upload(to_half_bits(p.v_tail));
+  }
+  mt.fill(0);
+  std::vector<std::int32_t> order(p.n_q), desc(desc_stride, 0);
+  for (int q = 0; q < p.n_q; ++q) order[q] = q;
+  desc[4] = n_tail;
+  for (int t = 0; t < n_tail; ++t) desc[6 + t] = t;
+  tp::device_buffer<std::int32_t> qo(order.size()), rd(desc.size());
+  qo.upload(order);
+  rd.upload(desc);
+  tp::device_buffer<float> out(std::size_t(H) * p.n_q * DV);
+  const std::size_t q_nb1 = std::size_t(DKQ) * sizeof(float), q_nb2 = q_nb1 * p.n_q, q_nb3 = q_nb2 * H;
+  const std::size_t kt_nb1 = std::size_t(DKQ) * sizeof(half), kt_nb2 = kt_nb1 * n_tail;
+  const std::size_t vt_nb1 = std::size_t(DV) * sizeof(half), vt_nb2 = vt_nb1 * n_tail;
+  const std::size_t o_nb1 = std::size_t(DV) * sizeof(float), o_nb2 = o_nb1 * H, o_nb3 = o_nb2 * p.n_q;
+  const std::size_t mt_nb1 = std::size_t(slots) * sizeof(half), mt_nb3 = mt_nb1 * p.n_q;
+  const std::size_t none = 0;  // the strides of the current-batch tail K/V, which tileprobe does not pass
+  launch("k_flash_attn_ext_tail_indexed_small", k_flash_attn_ext_tail_indexed_small<half, half, max_tail>,
+         dim3(p.n_q, H, 1), dim3(256, 1, 1), 0, static_cast<const float*>(ptr(Q)),
+         reinterpret_cast<const char*>(ptr(Kt)), reinterpret_cast<const char*>(ptr(Vt)),
+         static_cast<const char*>(nullptr), static_cast<const char*>(nullptr), reinterpret_cast<const half*>(ptr(mt)),
+         static_cast<const std::int32_t*>(ptr(qo)), static_cast<const std::int32_t*>(ptr(rd)),
+         static_cast<const float*>(ptr(body)), reinterpret_cast<const float2*>(ptr(body_meta)), ptr(out), DKQ, DV,
+         p.n_q, H, 1, p.n_q, 1, p.n_head, p.n_head, desc_stride, p.scale, 0.0f, 0.0f, q_nb1, q_nb2, q_nb3, slots,
+         sizeof(half), kt_nb1, kt_nb2, sizeof(half), vt_nb1, vt_nb2, none, none, none, none, none, none, mt_nb1,
+         mt_nb3, false, false, o_nb1, o_nb2, o_nb3, o_nb1, o_nb2, o_nb3);
+  return out.to_host();
+}
+
+template <int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>
+run_result run_instance(const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {
+  constexpr ggml_type type_K = kv_types<KIND>::K, type_V = kv_types<KIND>::V;
+  constexpr int ncols = ncols1 * ncols2;
+  // Named for every kind, so every instance of instances.h is compiled (and its code object analysed).
+  const auto body_kernel = flash_attn_ext_f16<DKQ, DV, ncols1, ncols2, false, false, type_K, type_V>;
+  refuse_if_compiled_out(kernel_key(DKQ, DV, ncols1, ncols2, type_K, type_V));
+  // The KVarN body pass reads K/V through the tree's descriptors over KVarN records (fattn-mma-kvarn.cuh), which
+  // this launcher does not build yet; the f16 kernel runs end to end.
+  if constexpr (KIND != kernel_kind::f16) {
+    (void)body_kernel;
+    throw tp::device_error(std::string("fattn tree: the KVarN body pass (") + tp::fattn::to_string(KIND) +
+                           ") needs the tree's K/V descriptors over KVarN records, which this launcher does not build "
+                           "yet (kernels/fattn_tree/README.md, phase 2)");
+  } else {
+    const device_info& d = device();
+    const body_config c = body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size);
+    run_result r;
+    r.plan = plan_for(c, p, dev, d.cc);
+    const launch_plan& lp = r.plan;
+    r.tile_blocks = tp::fattn::blocks_per_tile(lp);
+    const int H = p.n_head * p.gqa;  // Q heads
+    const std::size_t rows = std::size_t(H) * p.n_q;
+
+    // ggml's tensors, as launch_fattn reads them: Q f32 [DKQ, n_q, H] (the problem's q, as it lies), K/V f16
+    // [D, n_kv, n_head], the mask f16 [KV, tokens] (zeros: the problem has none; one row per token of every tile and
+    // one column per KV row of every batch, what the kernel may read), dst f32 [DV, H, n_q] (row q*H + h), the body
+    // meta float2 per dst row (fattn-tail.cuh's memset to zero first), the stream-k fixup buffer.
+    tp::device_buffer<float> Q(p.q.size());
+    Q.upload(p.q.data(), p.q.size());
+    tp::device_buffer<std::uint16_t> K(p.k_body.size()), V(p.v_body.size());
+    K.upload(to_half_bits(p.k_body));
+    V.upload(to_half_bits(p.v_body));
+    const int mask_cols = lp.iter_k * c.nbatch_fa, mask_rows = lp.iter_j * ncols1;
+    tp::device_buffer<std::uint16_t> mask(std::size_t(mask_cols) * mask_rows);
+    mask.fill(0);
+    tp::device_buffer<float> dst(rows * DV);
+    tp::device_buffer<float> final_meta = opt.memset_body_meta ? tp::device_buffer<float>(rows * 2)
+                                                               : tp::device_buffer<float>(rows * 2, tp::uninitialised);
+    if (opt.memset_body_meta) final_meta.fill(0.0f);
+    const bool needs_fixup_buffer = lp.ntiles % lp.blocks != 0;
+    tp::device_buffer<float> fixup(needs_fixup_buffer ? std::size_t(lp.blocks) * ncols * (2 + DV / 2) * 2 : 1);
+
+    const std::size_t nb01 = std::size_t(DKQ) * sizeof(float), nb02 = nb01 * p.n_q, nb03 = nb02 * H;
+    const std::size_t nb11 = std::size_t(DKQ) * sizeof(half), nb12 = nb11 * p.n_kv, nb13 = nb12 * p.n_head;
+    const std::size_t nb21 = std::size_t(DV) * sizeof(half), nb22 = nb21 * p.n_kv, nb23 = nb22 * p.n_head;
+    const std::size_t nb31 = std::size_t(mask_cols) * sizeof(half), nb32 = nb31 * mask_rows, nb33 = nb32;
+
+    // The mask scan, when launch_fattn runs it: a KV length that is a multiple of FATTN_KQ_STRIDE and >= 1024 tokens.
+    tp::device_buffer<int> KV_max(std::size_t(lp.iter_j));
+    const bool scan = p.n_kv % FATTN_KQ_STRIDE == 0 && p.n_q >= 1024;
+    if (scan)
+      launch("flash_attn_mask_to_KV_max", flash_attn_mask_to_KV_max<ncols1>, dim3(lp.iter_j, 1, 1),
+             dim3(FATTN_KQ_STRIDE / 2, 1, 1), 0, reinterpret_cast<const half2*>(ptr(mask)), ptr(KV_max),
+             p.n_kv / FATTN_KQ_STRIDE, std::int64_t(nb31 / sizeof(half2)), std::int64_t(nb33 / sizeof(half2)));
+
+    // launch_fattn's scalars with no ALiBi and no softcap: m0 = m1 = 2^0, n_head_log2 the largest power of two <= H.
+    std::uint32_t n_head_log2 = 1;
+    while (n_head_log2 * 2 <= std::uint32_t(H)) n_head_log2 *= 2;
+    launch("flash_attn_ext_f16", body_kernel, dim3(lp.blocks, 1, 1), dim3(d.warp_size, c.nwarps, 1), c.nbytes_shared,
+           reinterpret_cast<const char*>(ptr(Q)), reinterpret_cast<const char*>(ptr(K)),
+           reinterpret_cast<const char*>(ptr(V)), reinterpret_cast<const char*>(ptr(mask)),
+           static_cast<const char*>(nullptr), scan ? static_cast<const int*>(ptr(KV_max)) : nullptr, ptr(dst),
+           needs_fixup_buffer ? reinterpret_cast<float2*>(ptr(fixup)) : nullptr,
+           reinterpret_cast<float2*>(ptr(final_meta)), p.scale, 0.0f, 1.0f, 1.0f, n_head_log2, 0.0f, DKQ,
+           init_fastdiv_values(p.n_q), H, 1, checked_int(nb01, "nb01"), checked_int(nb02, "nb02"),
+           checked_int(nb03, "nb03"), DKQ, p.n_kv, p.n_head, 1, checked_int(nb11, "nb11"), checked_int(nb12, "nb12"),
+           std::int64_t(nb13), checked_int(nb21, "nb21"), checked_int(nb22, "nb22"), std::int64_t(nb23), mask_rows, 1,
+           1, checked_int(nb31, "nb31"), checked_int(nb32, "nb32"), std::int64_t(nb33));
+
+    const int gqa_ratio = p.gqa;
+    if (lp.fixup == fixup_kind::uniform) {
+      const uint3 fd0 = init_fastdiv_values(lp.iter_j * lp.iter_z * p.n_head);
+      const uint3 fd1 = init_fastdiv_values(lp.iter_j * lp.iter_z);
+      const uint3 fd2 = init_fastdiv_values(lp.iter_j);
+      launch("flash_attn_stream_k_fixup_uniform", flash_attn_stream_k_fixup_uniform<DV, ncols1, ncols2>,
+             dim3(lp.ntiles, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
+             reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
+             p.n_head, lp.blocks, gqa_ratio, lp.blocks / lp.ntiles, fd0, fd1, fd2);
+    } else if (lp.fixup == fixup_kind::general) {
+      const uint3 fd_k_j_z_ne12 = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z * p.n_head);
+      const uint3 fd_k_j_z = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z);
+      const uint3 fd_k_j = init_fastdiv_values(lp.iter_k * lp.iter_j);
+      const uint3 fd_k = init_fastdiv_values(lp.iter_k);
+      launch("flash_attn_stream_k_fixup_general", flash_attn_stream_k_fixup_general<DV, ncols1, ncols2>,
+             dim3(lp.blocks, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
+             reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
+             gqa_ratio, checked_int(std::size_t(lp.units), "units"), fd_k_j_z_ne12, fd_k_j_z, fd_k_j, fd_k);
+    }
+
+    r.body = to_problem_rows(dst.to_host(), H, p.n_q, DV);
+    r.body_meta = to_problem_rows(final_meta.to_host(), H, p.n_q, 2);
+    if (auto w = final_meta.kernel_written()) {
+      const std::vector<bool> written = to_problem_rows(*w, H, p.n_q, 2);
+      r.body_meta_written.assign(rows, false);
+      for (std::size_t i = 0; i < rows; ++i) r.body_meta_written[i] = written[2 * i] && written[2 * i + 1];
+    }
+    if (!opt.with_tail_merge) {
+      r.out = r.body;
+      return r;
+    }
+    r.out = to_problem_rows(tail_merge<DKQ, DV>(p, Q, dst, final_meta), H, p.n_q, DV);
+    if (auto u = final_meta.unwritten_reads()) r.merge_unwritten_meta_reads = u->total();
+    return r;
+  }
+}
+
+run_result run(int config, const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {
+  const int i = instance_for(config, p);
+  tp::fattn::check_problem(tp::fattn::configs[config], p);
+  return dispatch_instance(i, [&]<int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>() {
+    return run_instance<DKQ, DV, ncols1, ncols2, KIND>(p, dev, opt);
+  });
+}
+
+launch_plan plan(int config, const problem& p, const tp::fattn::device_model& dev) {
+  const int i = instance_for(config, p);
+  const device_info& d = device();
+  return dispatch_instance(i, [&]<int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>() {
+    return plan_for(body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size), p, dev, d.cc);
+  });
+}
+
+run_result run_parallel_blocks(int, const problem&, int) {
+  throw std::invalid_argument("fattn tree: the tree's MMA kernel is always launched stream-k (launch_fattn's "
+                              "stream_k = true); flash_attn_combine_results' parallel_blocks path is not its route");
+}
+
+// The largest body kernel among the config's instances (the f16 and KVarN sums differ), for the device's arch.
+int smem_bytes(int config) {
+  const device_info& d = device();
+  std::size_t most = 0;
+  for (int i = 0; i < tp::fattn_tree::n_instances; ++i)
+    if (tp::fattn_tree::config_index(tp::fattn_tree::instances[i].config) == config)
+      most = std::max(most, dispatch_instance(i, [&]<int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>() {
+                        return body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size).nbytes_shared;
+                      }));
+  return int(most);
+}
+
+}  // namespace
+
+const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks, &smem_bytes};
+TP_REGISTER_VARIANT(fattn, tp::fattn::ops, fattn_ops);
+
+}  // namespace TP_VARIANT_NS
