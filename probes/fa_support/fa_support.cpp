@@ -303,6 +303,7 @@ int run_ladder(const std::vector<std::string>& variants, tp::backend backend, co
     vs.emplace_back(name, o);
   }
   const bool packed = std::any_of(variants.begin(), variants.end(), [](const auto& n) { return is_tree_variant(n); });
+  std::vector<std::string> refused;
   const auto policy = std::string(sched) == "adversarial" ? tp::schedule_policy::adversarial
                                                           : tp::schedule_policy::in_order;
   std::printf("%s accuracy ladder: RMSE vs fp64 (KVarN 6-bit body + %d f16 tail rows, one 64-column tile%s, one "
@@ -340,11 +341,18 @@ int run_ladder(const std::vector<std::string>& variants, tp::backend backend, co
           std::printf(" %14s", "n/a (no code)");
         } catch (const std::invalid_argument&) {
           std::printf(" %14s", "n/a (not built)");
+        } catch (const tp::device_error& e) {
+          // The device refused or stopped the launch (e.g. more dynamic LDS than gfx1100's 64 KiB): no figure, and
+          // the reason under the table.
+          std::printf(" %14s", "n/a (device)");
+          refused.push_back(v.first + " at D" + std::to_string(dkq(g)) + ", n_kv " + std::to_string(kv) + ": " +
+                            e.what());
         }
         std::fflush(stdout);
       }
       std::printf("\n");
     }
+  for (const std::string& r : refused) std::printf("n/a (device): %s\n", r.c_str());
   return 0;
 }
 
