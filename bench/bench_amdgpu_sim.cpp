@@ -4,6 +4,8 @@
 //      stop a dispatch that reaches it);
 //   2. simulated wave-instructions per second on one core, on the machine tests' int_ops kernel (executed
 //      instructions: the no-ops the decoder links past, s_delay_alu / s_wait* / s_nop, are not counted);
+//      with the price of plugins beside it: the same launch with none, with one doing nothing on memory accesses, and
+//      with one doing nothing around every instruction (the instrumented interpreter loop);
 //   3. each ck probe's default run, wall clock of the whole process, on the cpu backend and on the simulator
 //      (TILEPROBE_HIP=sim:<arch>, --backend hip); target: <= 30 s on the simulator;
 //   4. each ck probe's fuzz loop (--fuzz N --case src=fuzz: the seeded random tiles only), per variant the probe's own
@@ -14,6 +16,9 @@
 //
 //   5. with --fa: the two flash-attention probes' default runs the same way (issue #15's target: <= 120 s on the
 //      simulator; every schedule and the LDS race detector on, as the probes run them).
+//
+// The simulator runs the copy of its semantics the CPU can (simt/amdgpu_sim/machine/host_isa.h; the rate line names
+// it); TILEPROBE_SIM_HOST_ISA=baseline in the environment measures the baseline copy instead, here and in the probes.
 //
 //   tp-bench-amdgpu-sim [--kernels test_kernels.<arch>.hsaco] [--probes DIR] [--arch gfx1201] [--fuzz N]
 //                       [--repeat R] [--no-probes] [--fa] [code objects to survey ...]
@@ -26,6 +31,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -35,7 +41,7 @@
 #include "simt/amdgpu_sim/machine.h"
 #include "simt/amdgpu_sim/machine/program.h"
 #include "simt/amdgpu_sim/machine/schedule.h"
-#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
 #include "tests/amdgpu_sim/machine/harness.h"
 
 using namespace tp::amdgpu_sim;
@@ -67,7 +73,19 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void wave_instruction_rate(const std::string& path) {
+// A plugin that does nothing: on memory accesses only, or around every instruction too.
+struct does_nothing final : machine::plugin {
+  explicit does_nothing(bool instructions) : instructions_(instructions) {}
+  bool observes_instructions() const override { return instructions_; }
+  bool instructions_;
+};
+
+// The int_ops kernel over 64K threads: the rate with the harness's memory checks (one launch, as the figure has always
+// been taken), then the price of plugins (machine/plugin.h) on the same launch: none attached (the interpreter's plain
+// loop, as every launch without plugins runs), one doing nothing on every memory access (the plain loop with the
+// memory hook called), one doing nothing around every instruction (the instrumented loop); alternating, best of
+// `repeat` each. The runtime's own checks (global_checks) come on top in the probes.
+void wave_instruction_rates(const std::string& path, unsigned repeat) {
   std::unique_ptr<code_object> co = load_code_object(test::read_file(path));
   test::test_memory mem;
   const uint32_t n = 64 * 1024;
@@ -76,14 +94,32 @@ void wave_instruction_rate(const std::string& path) {
   for (auto& x : in) x = rng();
   const uint64_t din = mem.upload(in), dout = mem.alloc(std::size_t(n) * 64 * 4);
   const std::string k = test::kernel_named(*co, "int_ops");
-  const uint64_t before = machine::executed_instructions(*co);
-  const auto t0 = std::chrono::steady_clock::now();
-  test::launch(*co, mem, k, {n / 64, 1, 1}, {64, 1, 1}, {din, dout, n});
-  const double s = seconds_since(t0);
-  const uint64_t wi = machine::executed_instructions(*co) - before;
+  const auto run = [&](bool memory_checks, machine::plugin* extra) {  // wave-instructions and seconds
+    const uint64_t before = machine::executed_instructions(*co);
+    const auto t0 = std::chrono::steady_clock::now();
+    test::launch(*co, mem, k, {n / 64, 1, 1}, {64, 1, 1}, {din, dout, n}, 0, wave_schedule::adversarial, 0, nullptr,
+                 memory_checks, extra);
+    const double s = seconds_since(t0);
+    return std::pair{machine::executed_instructions(*co) - before, s};
+  };
+  const auto [wi, s] = run(true, nullptr);
   std::printf("rate    %s int_ops, %u threads: %llu wave-instructions in %.3f s = %.2f M wave-instructions/s "
-              "(one core)\n",
-              co->arch().c_str(), n, static_cast<unsigned long long>(wi), s, double(wi) / s / 1e6);
+              "(one core; the %s copy of the semantics)\n",
+              co->arch().c_str(), n, static_cast<unsigned long long>(wi), s, double(wi) / s / 1e6,
+              machine::host_isa_level());
+  does_nothing on_memory(false), on_instructions(true);
+  machine::plugin* const attached[] = {nullptr, &on_memory, &on_instructions};
+  const char* names[] = {"no plugin", "one plugin doing nothing on memory accesses",
+                         "one plugin doing nothing around every instruction"};
+  double best[3] = {0, 0, 0};
+  for (unsigned r = 0; r < repeat; ++r)
+    for (unsigned c = 0; c < 3; ++c) {
+      const auto [i, t] = run(false, attached[c]);
+      best[c] = std::max(best[c], double(i) / t / 1e6);
+    }
+  for (unsigned c = 0; c < 3; ++c)
+    std::printf("plugins %s int_ops, %-50s %6.2f M wave-instructions/s (best of %u)\n", co->arch().c_str(), names[c],
+                best[c], repeat);
 }
 
 std::string quoted(const std::string& s) {
@@ -241,7 +277,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (const std::string& o : objects) survey(o);
-    wave_instruction_rate(kernels);
+    wave_instruction_rates(kernels, repeat);
     if (with_probes) probes(dir, "sim:" + arch, fuzz, repeat);
     if (with_fa) default_runs(dir, "sim:" + arch, repeat, {"fa-k00-combine-race", "fa-missing-tile-meta"}, 120);
   } catch (const std::exception& e) {

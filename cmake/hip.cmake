@@ -208,6 +208,8 @@ function(tp_hip_compile)
     COMMENT "hip ${rel_obj} (${arch_list})"
     VERBATIM)
   set(${ARG_OUT} ${ARG_OBJECT} PARENT_SCOPE)
+  # Every hip object of the build, for the simulator's coverage audit (tests/amdgpu_sim).
+  set_property(GLOBAL APPEND PROPERTY TP_HIP_OBJECTS ${ARG_OBJECT})
 endfunction()
 
 function(tp_hip_isa_checks)

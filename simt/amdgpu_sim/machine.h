@@ -1,8 +1,12 @@
 // The contract between the two halves of the AMDGPU simulator:
 //   runtime/  the HIP runtime API (registration ABI, memory, launches), the offload bundle, the device allocations;
 //   machine/  the code object (ELF, kernel descriptor, metadata), the decoder and the wave32 interpreter.
-// The runtime owns memory and turns hipLaunchKernel into a Dispatch; the machine executes it, one workgroup at a
-// time, against the runtime's GlobalMemory. Nothing here depends on HIP headers, so the machine is testable alone.
+// The runtime owns memory and turns hipLaunchKernel into a dispatch; the machine executes it, one workgroup at a
+// time. Global memory is the host's: the runtime's allocations are host memory at the addresses it hands out as
+// device pointers, so the machine reaches a global address without translation. What the hardware cannot check
+// (bounds, never-written bytes, LDS races) the dispatch's plugins (machine/plugin.h) check, before each access: the
+// runtime attaches its bounds check to every launch. Nothing here depends on HIP headers, so the machine is testable
+// alone.
 #pragma once
 
 #include <array>
@@ -15,6 +19,10 @@
 #include <vector>
 
 namespace tp::amdgpu_sim {
+
+namespace machine {
+class plugin;
+}
 
 // A stop of the simulator that is not the bug under test: an unimplemented instruction or mode, a malformed code
 // object, a fault (out-of-bounds access). Probes report it as an internal error (exit 3), never as a pass or fail.
@@ -40,22 +48,6 @@ struct kernel_info {
   uint32_t wavefront_size = 32;
   uint32_t max_flat_workgroup_size = 0;
   std::vector<kernel_arg> args;
-};
-
-// Global memory as the runtime allocated it. Addresses are the device pointers the runtime handed out. Every
-// access the machine makes goes through here, so the runtime can check it against its allocations and their
-// written bits (checks the hardware cannot give).
-class global_memory {
- public:
-  virtual ~global_memory() = default;
-  // Host pointer for [addr, addr+bytes) or throw sim_error naming the access (out of bounds / freed).
-  virtual uint8_t* load(uint64_t addr, uint32_t bytes) = 0;
-  virtual uint8_t* store(uint64_t addr, uint32_t bytes) = 0;  // also marks the bytes written
-  // A whole wave's accesses at once: the host pointer of `lo` when [lo, end) lies inside one live allocation and
-  // load/store of any part of it would change nothing but return the pointer (no bookkeeping due: every byte of
-  // the allocation already written), so the caller may address the lanes from it; nullptr otherwise (the caller
-  // then goes lane by lane through load/store, which check and count exactly). The default never answers.
-  virtual uint8_t* plain_range(uint64_t lo, uint64_t end) { return nullptr; }
 };
 
 struct dim3u {
@@ -112,16 +104,17 @@ struct dispatch {
   dim3u grid_blocks;                   // gridDim, in workgroups
   dim3u block_threads;                 // blockDim
   uint32_t dynamic_lds_bytes = 0;      // sharedMem of the launch
-  uint64_t kernarg_address = 0;        // a device address in global_memory holding the filled kernarg segment
+  uint64_t kernarg_address = 0;        // the device address of the filled kernarg segment (an allocation)
   std::span<const uint8_t> kernarg;    // the same bytes, for the machine to read without a memory round trip
-  // Device address of the launch's hsa_kernel_dispatch_packet_t (64 bytes, in global_memory), for kernels whose
+  // Device address of the launch's hsa_kernel_dispatch_packet_t (64 bytes, an allocation), for kernels whose
   // descriptor enables the dispatch-ptr user SGPRs (clang reads grid_size_* from it); 0: none (such a kernel then
   // stops with sim_error).
   uint64_t dispatch_packet_address = 0;
   wave_schedule schedule = wave_schedule::adversarial;
   uint64_t schedule_seed = 0;
-  // Non-null: the LDS race detector runs and adds what it finds here (it turns the DS fast paths off: slower).
-  lds_hazard_report* lds_hazards = nullptr;
+  // The observers of this launch (machine/plugin.h), called in this order; at most machine::max_plugins. Without one
+  // that checks global accesses (the runtime's global_checks) an access outside the allocations is not caught.
+  std::vector<machine::plugin*> plugins;
 };
 
 
@@ -132,8 +125,9 @@ class code_object {
   virtual const std::string& arch() const = 0;  // e.g. "gfx1201"
   virtual const std::vector<kernel_info>& kernels() const = 0;
   virtual const kernel_info* find(const std::string& name) const = 0;
-  // Execute one dispatch to completion (every workgroup). Throws sim_error on anything not modelled.
-  virtual void run(const dispatch& d, global_memory& mem) = 0;
+  // Execute one dispatch to completion (every workgroup). Throws sim_error on anything not modelled, and where a
+  // plugin stops it.
+  virtual void run(const dispatch& d) = 0;
   virtual code_location locate(uint64_t pc) const = 0;
 };
 

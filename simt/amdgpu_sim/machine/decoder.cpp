@@ -10,6 +10,7 @@
 #include "simt/amdgpu_sim/machine/decoder.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <mutex>
 #include <unordered_map>
@@ -29,20 +30,24 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include "simt/amdgpu_sim/machine.h"
-#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
+#include "simt/amdgpu_sim/machine/llvm_amdgpu.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
 namespace tp::amdgpu_sim::machine {
 namespace {
 
-const std::unordered_map<std::string_view, const semantic*>& semantic_table() {
-  static const auto table = [] {
-    std::unordered_map<std::string_view, const semantic*> t;
-    for (auto span : {salu_semantics(), valu_semantics(), memory_semantics(), matrix_semantics()})
-      for (const semantic& s : span) t.emplace(s.mnemonic, &s);
+// The declarations by their spelling on one arch family (gfx11 or gfx12).
+using spelling_table = std::unordered_map<std::string_view, const instruction*>;
+const spelling_table& declarations_for(bool gfx11) {
+  static const auto build = [](bool g11) {
+    spelling_table t;
+    for (const instruction* i : all_instructions())
+      if (const std::string_view sp = i->spelling(g11); !sp.empty()) t.emplace(sp, i);
     return t;
-  }();
-  return table;
+  };
+  static const spelling_table gfx11_table = build(true), gfx12_table = build(false);
+  return gfx11 ? gfx11_table : gfx12_table;
 }
 
 std::string_view trim(std::string_view s) {
@@ -53,12 +58,6 @@ std::string_view trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// The encoding suffix says which encoding the printer chose (VOP2 vs VOP3); semantics do not depend on it.
-std::string_view strip_encoding(std::string_view m) {
-  for (std::string_view suffix : {"_e32", "_e64"})
-    if (m.size() > suffix.size() && m.substr(m.size() - suffix.size()) == suffix) return m.substr(0, m.size() - suffix.size());
-  return m;
-}
 
 struct number {
   bool is_float = false;  // an inline float constant (0.5, -4.0, 1/(2*pi))
@@ -96,7 +95,7 @@ bool parse_number(std::string_view t, number& n) {
 }
 
 uint16_t f16_inline_bits(double f, bool inv2pi) {
-  // The f16 inline constants (RDNA4 ISA guide, "Inline constants"): +-0.5, +-1, +-2, +-4 and 1/(2*pi).
+  // The f16 inline constants: +-0.5, +-1, +-2, +-4 and 1/(2*pi).
   const bool neg = f < 0;
   const double a = std::fabs(f);
   uint16_t b = 0;
@@ -109,8 +108,8 @@ uint16_t f16_inline_bits(double f, bool inv2pi) {
   return uint16_t(b | (neg ? 0x8000u : 0u));
 }
 
-// The operand value a constant stands for, given the operand's type (RDNA4 ISA guide §7.? inline constants, and
-// "literal constants": a 32-bit literal of a 64-bit float operand supplies the high half).
+// The operand value a constant stands for, given the operand's type (the inline constants of RDNA3 §6.2 "Scalar ALU
+// Operands"; a 32-bit literal of a 64-bit float operand supplies its high half).
 uint64_t materialise(const number& n, ty t) {
   if (n.is_float) {
     switch (t) {
@@ -239,8 +238,6 @@ bool parse_bits(std::string_view v, uint8_t& out) {
   return true;
 }
 
-bool is_branch(std::string_view m) { return m == "s_branch" || starts_with(m, "s_cbranch_"); }
-
 struct decoded_text {
   std::string mnemonic;            // as printed (encoding suffix kept for diagnostics)
   std::vector<std::string_view> operands, modifiers;
@@ -270,27 +267,13 @@ decoded_text split_instruction(std::string_view s) {
   return d;
 }
 
-// LDS and global memory accesses: the wave switch points of the interleaving schedules (schedule.h). The cross-lane
-// DS forms (ds_bpermute_b32, ds_permute_b32, ds_swizzle_b32) read no LDS; scratch is private to the lane; the cache
-// controls (global_wb, global_inv and gfx11's buffer_gl*_inv, already canonicalised to global_inv) move no data.
-bool is_wave_switch_point(std::string_view m) {
-  if (starts_with(m, "ds_")) return !starts_with(m, "ds_bpermute") && !starts_with(m, "ds_permute") && !starts_with(m, "ds_swizzle");
-  if (starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "buffer_"))
-    return m != "global_wb" && m != "global_inv";
-  return false;
-}
-
-// Instructions whose printed operands are not data (waits, hints, message ids): they get no operand parse.
-bool operands_are_not_data(std::string_view m) {
-  return starts_with(m, "s_wait") || m == "s_delay_alu" || m == "s_clause" || m == "s_nop" || m == "s_sendmsg" ||
-         m == "s_code_end" || m == "s_barrier_wait" || m == "s_barrier_signal" || m == "global_wb" ||
-         m == "global_inv" || m == "s_set_inst_prefetch_distance" || m == "s_sleep";
-}
-
 struct decoder {
   program& prog;
   std::string arch;
+  const spelling_table& declared;
   std::unordered_map<std::string, uint16_t> mnemonic_ids;
+  // Per op (index in prog.ops): a no-op to link past, a branch whose target to resolve.
+  std::vector<bool> no_op, branch;
 
   uint16_t mnemonic_id(const std::string& m) {
     auto [it, inserted] = mnemonic_ids.emplace(m, uint16_t(prog.mnemonics.size()));
@@ -298,42 +281,31 @@ struct decoder {
     return it->second;
   }
 
-  // Fills `o` from the printed text of one (non-dual) instruction; returns why it cannot be executed, or "".
-  std::string translate(std::string_view text, op& o) {
+  // Fills `o` from the printed text of one (non-dual) instruction; `decl` gets its declaration. Returns why it
+  // cannot be executed, or "".
+  std::string translate(std::string_view text, op& o, const instruction*& decl) {
     decoded_text d = split_instruction(text);
     o.mnemonic = mnemonic_id(d.mnemonic);
-    std::string_view m = strip_encoding(d.mnemonic);
+    const std::string_view m = canonical_mnemonic(d.mnemonic);
     const bool dual = starts_with(m, "v_dual_");
-    std::string canonical = dual ? "v_" + std::string(m.substr(7)) : std::string(m);
-    // gfx11 spells some operations differently; the semantics are the same (RDNA3 vs RDNA4 ISA guides' opcode tables).
-    static const std::unordered_map<std::string_view, std::string_view> gfx11_names = {
-        {"s_add_i32", "s_add_co_i32"},   {"s_sub_i32", "s_sub_co_i32"},     {"s_add_u32", "s_add_co_u32"},
-        {"s_sub_u32", "s_sub_co_u32"},   {"s_addc_u32", "s_add_co_ci_u32"}, {"s_subb_u32", "s_sub_co_ci_u32"},
-        {"s_addk_i32", "s_addk_co_i32"}, {"v_mad_u64_u32", "v_mad_co_u64_u32"}, {"v_mad_i64_i32", "v_mad_co_i64_i32"},
-        {"s_andn2_b32", "s_and_not1_b32"}, {"s_orn2_b32", "s_or_not1_b32"}, {"s_andn2_saveexec_b32", "s_and_not1_saveexec_b32"},
-        {"s_orn2_saveexec_b32", "s_or_not1_saveexec_b32"}, {"s_ff1_i32_b32", "s_ctz_i32_b32"},
-        {"s_flbit_i32_b32", "s_clz_i32_u32"}, {"v_ffbl_b32", "v_ctz_i32_b32"}, {"v_ffbh_u32", "v_clz_i32_u32"},
-        {"buffer_gl0_inv", "global_inv"}, {"buffer_gl1_inv", "global_inv"}, {"s_waitcnt_depctr", "s_waitcnt"},
-    };
-    if (auto alias = gfx11_names.find(canonical); alias != gfx11_names.end()) canonical = std::string(alias->second);
-    const auto& table = semantic_table();
-    auto it = table.find(canonical);
-    if (it == table.end()) return "unimplemented " + d.mnemonic;
-    const semantic& sem = *it->second;
+    const std::string canonical = dual ? "v_" + std::string(m.substr(7)) : std::string(m);
+    const auto it = declared.find(canonical);
+    if (it == declared.end() || (dual && !it->second->has(f_vopd))) return "unimplemented " + d.mnemonic;
+    const instruction& sem = *(decl = it->second);
     o.exec = sem.exec;
-    o.variant = sem.variant;
-    o.switch_point = !dual && is_wave_switch_point(canonical);
-    if (is_matrix_handler(sem.exec) && !matrix_instr_for(arch, canonical, o.variant))
+    o.switch_point = !dual && sem.has(f_switch_point);
+    if (sem.has(f_matrix) && !matrix_instr_for(arch, canonical, o.matrix))
       return "unimplemented " + d.mnemonic + " on " + arch + " (reference/isa has no model of it)";
-    if (operands_are_not_data(canonical)) {
-      if (canonical == "s_sendmsg" && !(d.operands.size() == 1 && d.operands[0] == "sendmsg(MSG_DEALLOC_VGPRS)"))
-        return "unimplemented s_sendmsg " + (d.operands.empty() ? std::string() : std::string(d.operands[0]));
-      if (canonical == "s_barrier_signal" && !(d.operands.size() == 1 && d.operands[0] == "-1"))
-        return "unimplemented s_barrier_signal of a named barrier";
+    if (sem.has(f_not_data)) {
+      if (!sem.only_operand.empty() && !(d.operands.size() == 1 && d.operands[0] == sem.only_operand)) {
+        std::string why = "unimplemented " + d.mnemonic;  // appended piece by piece: GCC 12's -Wrestrict misfires on one +
+        if (!d.operands.empty()) why.append(" ").append(d.operands[0]);
+        return why.append(" (this model executes only ").append(sem.only_operand).append(")");
+      }
       return {};
     }
     std::vector<std::string_view> ops = d.operands;
-    if (dual && canonical == "v_cndmask_b32" && ops.size() == 3) ops.push_back("vcc_lo");  // VOPD reads VCC implicitly
+    if (dual && sem.has(f_vopd_reads_vcc) && ops.size() == 3) ops.push_back("vcc_lo");
     if (ops.size() == 1 && ops[0].empty()) ops.clear();
     if (ops.size() < sem.ndst) return "unexpected operands for " + d.mnemonic;
     if (ops.size() - sem.ndst > 4) return "too many operands for " + d.mnemonic;
@@ -345,13 +317,14 @@ struct decoder {
       if (o.dst[i].kind == opnd::sgpr && o.dst[i].reg == sreg::null) o.dst[i].reg = sreg::null_sink;
     }
     for (unsigned i = 0; i < o.nsrc; ++i) {
-      std::string err = parse_operand(ops[sem.ndst + i], sem.src_ty[i], o.src[i]);
+      std::string err = parse_operand(ops[sem.ndst + i], sem.src[i], o.src[i]);
       if (!err.empty()) return err + " in " + d.mnemonic;
-      const ty t = sem.src_ty[i];
+      const ty t = sem.src[i];
       const bool float_src = t == ty::f16 || t == ty::f32 || t == ty::f64;
-      if (o.src[i].mods && !float_src && canonical != "v_cndmask_b32")
+      if (o.src[i].mods && !float_src && !sem.has(f_bit_modifiers))
         return "unimplemented source modifier on integer operand " + std::string(ops[sem.ndst + i]) + " of " + d.mnemonic;
     }
+    if (sem.has(f_packed)) o.op_sel_hi = 0b111;  // the printer leaves out the default: high halves for D's high half
     for (std::string_view mod : d.modifiers) {
       const auto colon = mod.find(':');
       std::string_view key = mod.substr(0, colon);
@@ -372,14 +345,18 @@ struct decoder {
         if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
       } else if (key == "neg_hi") {
         if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
+      } else if (key == "op_sel" && sem.has(f_packed)) {
+        if (!parse_bits(val, o.op_sel)) return "modifier " + std::string(mod);
+      } else if (key == "op_sel_hi" && sem.has(f_packed)) {
+        if (!parse_bits(val, o.op_sel_hi)) return "modifier " + std::string(mod);
       } else if (key == "scope" || key == "th" || key == "nv" || key == "glc" || key == "slc" || key == "dlc") {
-        // Cache scope / temporal hints (gfx12 scope:/th:, gfx11 glc/slc/dlc: RDNA3 ISA guide "Memory scope" cache
-        // controls): the model has one coherent memory (see README: memory model).
+        // Cache scope / temporal hints (gfx12 scope:/th:, RDNA4 §4.1.1 "Cache Controls: SCOPE and Temporal-Hint";
+        // gfx11 glc/slc/dlc, RDNA3 §4.1.1 "Cache Controls: SLC, GLC and DLC"): the model has one coherent memory.
       } else {
         return "unimplemented modifier " + std::string(mod) + " of " + d.mnemonic;
       }
     }
-    if (is_branch(canonical)) {
+    if (sem.has(f_branch)) {
       if (o.nsrc != 1 || o.src[0].kind != opnd::konst) return "branch without an offset";
       o.imm = int16_t(uint16_t(o.src[0].k));
     }
@@ -387,49 +364,88 @@ struct decoder {
   }
 };
 
-struct llvm_amdgpu {
-  const llvm::Target* target = nullptr;
-  llvm::Triple triple{"amdgcn-amd-amdhsa"};
-  std::unique_ptr<llvm::MCRegisterInfo> mri;
-  std::unique_ptr<llvm::MCAsmInfo> mai;
-  std::unique_ptr<llvm::MCSubtargetInfo> sti;
-  std::unique_ptr<llvm::MCInstrInfo> mii;
-  std::unique_ptr<llvm::MCContext> ctx;
-  std::unique_ptr<llvm::MCDisassembler> dis;
-  std::unique_ptr<llvm::MCInstPrinter> printer;
-
-  explicit llvm_amdgpu(const std::string& arch) {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      LLVMInitializeAMDGPUTargetInfo();
-      LLVMInitializeAMDGPUTargetMC();
-      LLVMInitializeAMDGPUDisassembler();
-    });
-    std::string err;
-    target = llvm::TargetRegistry::lookupTarget(triple.str(), err);
-    if (!target) throw sim_error("LLVM has no AMDGPU target: " + err);
-    mri.reset(target->createMCRegInfo(triple.str()));
-    llvm::MCTargetOptions options;
-    mai.reset(target->createMCAsmInfo(*mri, triple.str(), options));
-    // wave32: the simulated machine runs gfx10+ code in wave32 (kernel_code_properties says so; checked at load).
-    sti.reset(target->createMCSubtargetInfo(triple.str(), arch, "+wavefrontsize32"));
-    if (!sti || !sti->isCPUStringValid(arch)) throw sim_error("LLVM's AMDGPU target does not know " + arch);
-    mii.reset(target->createMCInstrInfo());
-    ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
-    dis.reset(target->createMCDisassembler(*sti, *ctx));
-    printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
-    if (!dis || !printer) throw sim_error("LLVM's AMDGPU disassembler could not be created for " + arch);
-  }
-};
-
 }  // namespace
+
+llvm_amdgpu::llvm_amdgpu(const std::string& arch) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+  });
+  std::string err;
+  target = llvm::TargetRegistry::lookupTarget(triple.str(), err);
+  if (!target) throw sim_error("LLVM has no AMDGPU target: " + err);
+  mri.reset(target->createMCRegInfo(triple.str()));
+  llvm::MCTargetOptions options;
+  mai.reset(target->createMCAsmInfo(*mri, triple.str(), options));
+  // wave32: the simulated machine runs gfx10+ code in wave32 (kernel_code_properties says so; checked at load).
+  sti.reset(target->createMCSubtargetInfo(triple.str(), arch, "+wavefrontsize32"));
+  if (!sti || !sti->isCPUStringValid(arch)) throw sim_error("LLVM's AMDGPU target does not know " + arch);
+  mii.reset(target->createMCInstrInfo());
+  ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
+  dis.reset(target->createMCDisassembler(*sti, *ctx));
+  printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
+  if (!dis || !printer) throw sim_error("LLVM's AMDGPU disassembler could not be created for " + arch);
+}
+
+namespace {
+// Whether the handlers are the x86-64-v3 copy (host_isa.h): where the build has it, the CPU runs it, and
+// TILEPROBE_SIM_HOST_ISA does not ask for the baseline.
+bool runs_x86_64_v3() {
+  static const bool v3 = [] {
+    const char* forced = std::getenv("TILEPROBE_SIM_HOST_ISA");
+    if (forced && std::string_view(forced) != "baseline")
+      throw sim_error("TILEPROBE_SIM_HOST_ISA=" + std::string(forced) + ": the one value it takes is `baseline`");
+#if TP_SIM_HOST_X86_64_V3_BUILT
+    __builtin_cpu_init();
+    return !forced && __builtin_cpu_supports("x86-64-v3");
+#else
+    return false;
+#endif
+  }();
+  return v3;
+}
+}  // namespace
+
+const char* host_isa_level() { return runs_x86_64_v3() ? "x86-64-v3" : "baseline"; }
+
+std::span<const instruction* const> all_instructions() {
+  static const std::vector<const instruction*> all = [] {
+    std::vector<const instruction*> v;
+    const bool v3 = runs_x86_64_v3();
+    std::span<const instruction> salu = baseline::salu_instructions(), valu = baseline::valu_instructions(),
+                                 memory = baseline::memory_instructions();
+#if TP_SIM_HOST_X86_64_V3_BUILT
+    if (v3) {
+      salu = x86_64_v3::salu_instructions();
+      valu = x86_64_v3::valu_instructions();
+      memory = x86_64_v3::memory_instructions();
+    }
+#else
+    (void)v3;
+#endif
+    for (auto table : {salu, valu, memory, matrix_instructions()})
+      for (const instruction& i : table) v.push_back(&i);
+    return v;
+  }();
+  return all;
+}
+
+std::string_view canonical_mnemonic(std::string_view printed) {
+  // The encoding suffix says which encoding the printer chose (VOP2 vs VOP3); semantics do not depend on it.
+  for (std::string_view suffix : {"_e32", "_e64"})
+    if (printed.size() > suffix.size() && printed.substr(printed.size() - suffix.size()) == suffix)
+      return printed.substr(0, printed.size() - suffix.size());
+  return printed;
+}
 
 program decode_text(std::span<const uint8_t> text, uint64_t text_address, const std::string& arch) {
   llvm_amdgpu tools(arch);
   program prog;
   prog.text_address = text_address;
   prog.index_of_word.assign(text.size() / 4 + 1, -1);
-  decoder dec{prog, arch, {}};
+  decoder dec{prog, arch, declarations_for(arch.rfind("gfx11", 0) == 0), {}, {}, {}};
   op unimplemented_proto;
   unimplemented_proto.exec = exec_unimplemented;
   uint64_t at = 0;
@@ -442,6 +458,7 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
     o.pc = uint32_t(at);
     std::string printed;
     std::string problem;
+    const instruction* decl = nullptr;
     if (status != llvm::MCDisassembler::Success || size == 0) {
       size = 4;
       o.exec = exec_undecodable;
@@ -456,8 +473,9 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
       if (dual != std::string_view::npos) {
         op x, y;
         x.pc = y.pc = o.pc;
-        problem = dec.translate(whole.substr(0, dual), x);
-        if (problem.empty()) problem = dec.translate(whole.substr(dual + 4), y);
+        const instruction *dx = nullptr, *dy = nullptr;
+        problem = dec.translate(whole.substr(0, dual), x, dx);
+        if (problem.empty()) problem = dec.translate(whole.substr(dual + 4), y, dy);
         o.mnemonic = dec.mnemonic_id(split_instruction(whole).mnemonic);
         if (problem.empty()) {
           o.exec = exec_vopd;
@@ -467,18 +485,21 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
           prog.vopd_halves.push_back(y);
         }
       } else {
-        problem = dec.translate(whole, o);
+        problem = dec.translate(whole, o, decl);
       }
       if (!problem.empty()) {
         const uint16_t mn = o.mnemonic;
         o = unimplemented_proto;
         o.mnemonic = mn;
         o.pc = uint32_t(at);
+        decl = nullptr;
       }
       printed = std::string(whole);
     }
     prog.index_of_word[at / 4] = int32_t(prog.ops.size());
     prog.ops.push_back(o);
+    dec.no_op.push_back(decl && decl->has(f_no_op));
+    dec.branch.push_back(decl && decl->has(f_branch));
     prog.text.push_back(problem.empty() ? printed : printed + "    ; " + problem);
     at += size;
   }
@@ -489,22 +510,21 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
   end.mnemonic = dec.mnemonic_id("<end of .text>");
   prog.index_of_word.back() = int32_t(prog.ops.size());
   prog.ops.push_back(end);
+  dec.no_op.push_back(false);
+  dec.branch.push_back(false);
   prog.text.push_back("<end of .text>");
-  // Resolve fall-through and branch targets to op indices (SOPP: target = PC + 4 + simm16 * 4, RDNA4 ISA guide §4.4).
-  // Both skip the no-op instructions that follow (a tenth of what clang emits for gfx12 is s_delay_alu alone): they
-  // stay in the program (an entry point or diagnostic may name them) but are never dispatched, and are not counted
-  // in executed_instructions.
+  // Resolve fall-through and branch targets to op indices (SOPP: target = PC + 4 + simm16 * 4, RDNA3 §5.4 / RDNA4
+  // §5.5 "Branching"). Both skip the no-op instructions that follow (a tenth of what clang emits for gfx12 is
+  // s_delay_alu alone): they stay in the program (an entry point or diagnostic may name them) but are never
+  // dispatched, and are not counted in executed_instructions.
   std::vector<uint32_t> live_from(prog.ops.size());  // the first op at or after i that is not a no-op
   live_from.back() = uint32_t(prog.ops.size() - 1);
-  for (std::size_t i = prog.ops.size() - 1; i-- > 0;)
-    live_from[i] = is_no_op_handler(prog.ops[i].exec) ? live_from[i + 1] : uint32_t(i);
+  for (std::size_t i = prog.ops.size() - 1; i-- > 0;) live_from[i] = dec.no_op[i] ? live_from[i + 1] : uint32_t(i);
   for (std::size_t i = 0; i + 1 < prog.ops.size(); ++i) {
     op& o = prog.ops[i];
     o.next = live_from[i + 1];
-    const std::string_view m = strip_encoding(prog.mnemonics[o.mnemonic]);
-    if (o.exec != exec_unimplemented && o.exec != exec_undecodable && is_branch(m)) {
-      const int64_t dest = int64_t(o.pc) + 4 + int64_t(o.imm) * 4;
-      const int32_t idx = dest >= 0 ? prog.index_at(uint64_t(dest)) : -1;
+    if (dec.branch[i]) {
+      const int32_t idx = branch_destination(prog, o);
       if (idx < 0) {
         o.exec = exec_undecodable;  // a branch into the middle of an instruction or out of .text
         prog.text[i] += "    ; branch target outside the decoded instructions";
@@ -516,6 +536,11 @@ program decode_text(std::span<const uint8_t> text, uint64_t text_address, const 
   prog.ops.back().next = uint32_t(prog.ops.size() - 1);
   for (op& h : prog.vopd_halves) h.next = 0;
   return prog;
+}
+
+int32_t branch_destination(const program& prog, const op& o) {
+  const int64_t dest = int64_t(o.pc) + 4 + int64_t(o.imm) * 4;
+  return dest >= 0 ? prog.index_at(uint64_t(dest)) : -1;
 }
 
 }  // namespace tp::amdgpu_sim::machine

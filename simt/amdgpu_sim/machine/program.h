@@ -12,9 +12,9 @@ namespace tp::amdgpu_sim::machine {
 
 struct wave;
 
-// Scalar register file indices follow the hardware's SGPR operand encoding (RDNA4 ISA guide §3.3 "Scalar
-// registers" / the SSRC operand table), so a decoded register number is its file index. A few slots beyond 127 hold
-// state the ISA exposes as operands: SCC (src_scc reads it), a sink for writes to `null`.
+// Scalar register file indices follow the hardware's SGPR operand encoding (RDNA3 ISA guide §3.3.1 "SGPRs" and the
+// scalar operand table of §6.2 "Scalar ALU Operands"), so a decoded register number is its file index. A few slots
+// beyond 127 hold state the ISA exposes as operands: SCC (src_scc reads it), a sink for writes to `null`.
 namespace sreg {
 inline constexpr uint16_t vcc_lo = 106, vcc_hi = 107, ttmp0 = 108, null = 124, m0 = 125, exec_lo = 126, exec_hi = 127;
 inline constexpr uint16_t scc = 128;        // 0 or 1, kept as a register so src_scc is an ordinary read
@@ -22,15 +22,15 @@ inline constexpr uint16_t null_sink = 129;  // writes to null land here and are 
 inline constexpr uint16_t file_size = 132;  // room for a 64-bit write to the null sink
 }  // namespace sreg
 
-// VGPRs 0..255 are the architected file (wave32, RDNA4 ISA guide §3.4); two extra rows hold the dual-issue
-// (VOPD) results until both halves have read their sources.
+// VGPRs 0..255 are the architected file (wave32, RDNA4 ISA guide §3.3.2 "VGPRs"); two extra rows hold the
+// dual-issue (VOPD) results until both halves have read their sources.
 inline constexpr uint16_t vgpr_file_rows = 258;
 inline constexpr uint16_t vopd_temp_x = 256, vopd_temp_y = 257;
 
 enum class opnd : uint8_t { none, vgpr, sgpr, konst };
 
-// Source modifiers of VOP3/VOP3P (RDNA4 ISA guide §7.4 "VOP3 modifiers"): applied to the operand's sign bit for
-// float operands only (the decoder rejects them on integer operands).
+// Source modifiers of VOP3/VOP3P (RDNA4 ISA guide §7.2.2.1 "Input Operand Modifiers"): applied to the operand's sign
+// bit for float operands only (the decoder rejects them on integer operands, except where a declaration allows them).
 enum : uint8_t { mod_neg = 1, mod_abs = 2 };
 
 struct operand {
@@ -63,9 +63,8 @@ struct op {
   // An LDS or global memory access: where the in_order, reverse and random schedules switch waves (schedule.h).
   bool switch_point = false;
   int32_t imm = 0;
-  // Class-specific constant chosen at decode time (e.g. the matrix instruction id, the comparison kind, a memory
-  // width), so one handler serves a family of mnemonics without a string compare at run time.
-  uint32_t variant = 0;
+  // Matrix instructions: reference/isa's instruction (isa::instr) for this mnemonic on the code object's arch.
+  uint16_t matrix = 0;
   uint32_t vopd_y = 0;  // VOPD: index of the Y half in program::vopd_halves (the X half is in vopd_x)
   uint32_t vopd_x = 0;
 };

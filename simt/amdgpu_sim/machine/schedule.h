@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 #include <span>
 
 #include "simt/amdgpu_sim/machine.h"
@@ -47,5 +48,6 @@ struct program;
 // Introspection for tests and the bench (not part of the runtime contract).
 const program& program_of(const code_object& co);
 uint64_t executed_instructions(const code_object& co);  // wave-instructions retired over every run()
+std::vector<uint32_t> entry_indices(const code_object& co);  // the op index of every kernel's first instruction
 
 }  // namespace tp::amdgpu_sim::machine

@@ -1,17 +1,21 @@
-// Matrix instructions: v_wmma_* and v_swmmac_* (RDNA4 ISA guide §7.9 "Wave matrix multiply-accumulate" / "Sparse
-// WMMA"). They execute through reference/isa, the model whose operand cell layouts tests/isa proves against AMD's
-// calculator tables: the wave's VGPRs become the model's wave_regs, the model computes D, D goes back. There is no
-// second matrix model here.
+// Matrix instructions: v_wmma_* and v_swmmac_* (RDNA3 §7.9 / RDNA4 §7.12 "Wave Matrix Multiply Accumulate (WMMA)",
+// RDNA4 §7.12.3 "Structured Sparse Matrices"; both guides' §16.10 "VOP3P Instructions"). They execute through
+// reference/isa, the model whose operand cell layouts tests/isa proves against AMD's calculator tables: the wave's
+// VGPRs become the model's wave_regs, the model computes D, D goes back. There is no second matrix model here, and no
+// second list of the instructions: the declarations are reference/isa's gfx12 instructions, each also on gfx11 where
+// the model has its gfx11 form.
 //
 // Printed operands: v_wmma_* D, A, B, C; v_swmmac_* D (also C), A, B, index. Modifiers: neg_lo[0]/[1] are the A/B
 // signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half.
 #include <array>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "reference/isa/isa.h"
-#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
 namespace tp::amdgpu_sim::machine {
@@ -25,7 +29,7 @@ namespace isa = tp::ref::isa;
 inline constexpr unsigned max_operand_vgprs = 16;
 
 void exec_matrix(wave& w, const op& o) {
-  const auto in = isa::instr(o.variant);
+  const auto in = isa::instr(o.matrix);
   const isa::instr_info& f = isa::info(in);
   if (w.exec() != 0xffffffffu)
     fail(w, o, "matrix instruction with EXEC != all lanes (the ISA requires a full wave; the result is undefined)");
@@ -57,14 +61,21 @@ void exec_matrix(wave& w, const op& o) {
   std::memcpy(&w.v[o.dst[0].reg][0], &d[0][0], sizeof(d[0]) * f.d_vgprs);
 }
 
-// The decoder picks the instr (gfx11 and gfx12 share mnemonics with different layouts): see matrix_instr_for().
-const std::vector<semantic>& table() {
-  static const std::vector<semantic> t = [] {
-    std::vector<semantic> v;
+// gfx11 code uses the same mnemonics (v_wmma_f32_16x16x16_f16, ...) with gfx11's layouts (A/B replicated in lanes
+// x and x+16): the model names those forms "gfx11_<name>".
+std::optional<isa::instr> gfx11_form(std::string_view mnemonic) {
+  return isa::parse_instr("gfx11_" + std::string(mnemonic.substr(2)));
+}
+
+const std::vector<instruction>& table() {
+  static const std::vector<instruction> t = [] {
+    std::vector<instruction> v;
     for (isa::instr in : isa::all_instrs) {
       const isa::instr_info& f = isa::info(in);
-      if (f.target != isa::arch::gfx12) continue;  // one entry per mnemonic; gfx11 is chosen at decode
-      v.push_back({f.mnemonic, exec_matrix, 1, {}, uint32_t(in)});
+      if (f.target != isa::arch::gfx12) continue;  // one row per mnemonic; the arch's form is chosen at decode
+      v.push_back(decl(f.mnemonic, exec_matrix, guide_section::vop3p)
+                      .with(f_matrix)
+                      .only(gfx11_form(f.mnemonic) ? on_both : on_gfx12));
     }
     return v;
   }();
@@ -73,22 +84,12 @@ const std::vector<semantic>& table() {
 
 }  // namespace
 
-std::span<const semantic> matrix_semantics() { return table(); }
+std::span<const instruction> matrix_instructions() { return table(); }
 
-bool is_matrix_handler(handler h) { return h == exec_matrix; }
-
-// gfx11 code uses the same mnemonics (v_wmma_f32_16x16x16_f16, ...) with gfx11's layouts (A/B replicated in lanes
-// x and x+16): the model names those forms "gfx11_<name>".
-bool matrix_instr_for(const std::string& arch, std::string_view mnemonic, uint32_t& variant) {
-  if (arch.rfind("gfx11", 0) != 0) {
-    const auto in = isa::parse_instr(mnemonic);
-    if (!in) return false;
-    variant = uint32_t(*in);
-    return isa::info(*in).target == isa::arch::gfx12;
-  }
-  const auto in = isa::parse_instr("gfx11_" + std::string(mnemonic.substr(2)));
-  if (!in) return false;
-  variant = uint32_t(*in);
+bool matrix_instr_for(const std::string& arch, std::string_view mnemonic, uint16_t& instr) {
+  const auto in = arch.rfind("gfx11", 0) == 0 ? gfx11_form(mnemonic) : isa::parse_instr(mnemonic);
+  if (!in || (arch.rfind("gfx11", 0) != 0 && isa::info(*in).target != isa::arch::gfx12)) return false;
+  instr = uint16_t(*in);
   return true;
 }
 

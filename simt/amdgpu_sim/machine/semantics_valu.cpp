@@ -1,7 +1,7 @@
-// Vector ALU: VOP1, VOP2, VOP3, VOPC (RDNA4 ISA guide chapter 7 "Vector ALU operations"; per-opcode semantics from
-// chapter 16's VOP1/VOP2/VOP3/VOPC tables). Every handler executes the whole wave: it computes all 32 lanes and keeps
-// the old value where EXEC is 0 (§7.1: "lanes with EXEC = 0 are not written"); lane masks written to SGPRs (VOPC,
-// carry-outs) have 0 for inactive lanes (§7.? "VOPC").
+// Vector ALU: VOP1, VOP2, VOP3, VOP3P, VOPC (RDNA3 and RDNA4 ISA guides, chapter 7 "Vector ALU Operations" and
+// chapter 16's opcode tables, cited per row). Every handler executes the whole wave: it computes all 32 lanes and keeps
+// the old value where EXEC is 0 (the lanes EXEC masks off are not written, RDNA3/RDNA4 §3.2.2 "EXECute Mask"); lane
+// masks written to SGPRs (VOPC, carry-outs) have 0 for inactive lanes.
 //
 // Floating point: IEEE-754 binary16/32/64, round to nearest even (the only FLOAT_ROUND_MODE the loader accepts),
 // denormals kept (the only FLOAT_DENORM_MODE it accepts), computed by the host's arithmetic of the same format (the
@@ -12,23 +12,26 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <vector>
 
-#include "simt/amdgpu_sim/machine/semantics.h"
+#include "simt/amdgpu_sim/machine/host_isa.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
-namespace tp::amdgpu_sim::machine {
+namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL {
+TP_SIM_HOST_CODE_BEGIN
 namespace {
 
 using f16_t = _Float16;
 inline f16_t h(uint32_t b) { return std::bit_cast<f16_t>(uint16_t(b)); }
 inline uint32_t hbits(f16_t x) { return std::bit_cast<uint16_t>(x); }
 
-// Writes r(l) to the lanes EXEC selects.
+inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f); }
+
+// ---- the lane loops --------------------------------------------------------------------------------------------
+// Writes r(l) to the lanes EXEC selects (every lane computes).
 template <typename F>
 inline void lanes32(wave& w, const op& o, F r) {
   uint32_t* d = vdst(w, o.dst[0]);
@@ -50,7 +53,7 @@ inline void lanes64(wave& w, const op& o, F r) {
     hi[l] = uint32_t(v >> 32);
   }
 }
-// 16-bit results go to the low half; the high half keeps its value (RDNA4 ISA guide §7.? "16-bit operations": without
+// 16-bit results go to the low half; the high half keeps its value (RDNA3 §7.4 "16-bit Math and VGPRs": without
 // op_sel the destination's other half is preserved).
 template <typename F>
 inline void lanes16(wave& w, const op& o, F r) {
@@ -62,9 +65,6 @@ inline void lanes16(wave& w, const op& o, F r) {
   }
 }
 
-inline float clamp01(float x) { return std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f); }
-
-// ---- integer, 32-bit -------------------------------------------------------------------------------------------
 // Lane loops the host compiler vectorizes: a source is a VGPR row (stride 1) or one value for every lane (an SGPR or
 // a constant, stride 0), and the stride is a template argument chosen per execution from the operands; the results go
 // to a local row first (no aliasing with the sources), then to the lanes EXEC selects.
@@ -96,100 +96,206 @@ inline void map32(wave& w, const op& o, unsigned nsrc, F f) {
     default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, C.p, f);
   }
 }
-#define VOP_U32_1(name, ...)                                                                         \
-  void name(wave& w, const op& o) {                                                                   \
-    map32(w, o, 1, [](uint32_t a, uint32_t, uint32_t) -> uint32_t { __VA_ARGS__; });                  \
+
+// The body of an N-source operation, called with N arguments.
+template <unsigned N, class F, class T>
+inline auto call(T a, T b, T c) {
+  if constexpr (N == 1) return F{}(a);
+  else if constexpr (N == 2) return F{}(a, b);
+  else return F{}(a, b, c);
+}
+
+// Integer (untyped) 32-bit operations: D = f(S0[, S1[, S2]]).
+template <unsigned N, class F>
+void run_u32(wave& w, const op& o) {
+  map32(w, o, N, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return call<N, F>(a, b, c); });
+}
+template <class F>
+constexpr handler u32_1(F) { return &run_u32<1, F>; }
+template <class F>
+constexpr handler u32_2(F) { return &run_u32<2, F>; }
+template <class F>
+constexpr handler u32_3(F) { return &run_u32<3, F>; }
+
+// Shifts whose amount (source AMT) is an SGPR or a constant, most of the ck kernels' shifts, use one shift count for
+// the whole row: the host has a vector shift by a scalar count on every x86-64, but per-lane counts only from AVX2 on,
+// so the per-lane form stays scalar. Both call the body with the count (low 5 bits of the amount operand).
+template <unsigned N, unsigned AMT, class F>
+void run_shift32(wave& w, const op& o) {
+  if (o.src[AMT].kind != opnd::vgpr) {
+    const uint32_t s = read(w, o.src[AMT])[0] & 31;
+    map32(w, o, N, [s](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return F{}(a, b, c, s); });
+    return;
   }
-#define VOP_U32_2(name, ...)                                                                         \
-  void name(wave& w, const op& o) {                                                                   \
-    map32(w, o, 2, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { __VA_ARGS__; });                \
+  map32(w, o, N, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+    const uint32_t x[3] = {a, b, c};
+    return F{}(a, b, c, x[AMT] & 31);
+  });
+}
+template <unsigned N, unsigned AMT, class F>
+constexpr handler shift32(F) { return &run_shift32<N, AMT, F>; }
+
+// 16-bit integer operations on the low halves; the destination's high half is kept (lanes16's rule): map32_strided
+// computes r(a, b, old destination).
+template <class F>
+void run_u16_2(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  uint32_t* d = vdst(w, o.dst[0]);
+  const uint32_t e = w.exec();
+  const auto g = [](uint32_t a, uint32_t b, uint32_t old) -> uint32_t {
+    return (old & 0xffff0000u) | (uint32_t(F{}(uint16_t(a), uint16_t(b))) & 0xffffu);
+  };
+  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
+    case 0: return map32_strided<0, 0, 1>(d, e, A.p, B.p, d, g);
+    case 1: return map32_strided<0, 1, 1>(d, e, A.p, B.p, d, g);
+    case 2: return map32_strided<1, 0, 1>(d, e, A.p, B.p, d, g);
+    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, d, g);
   }
-#define VOP_U32_3(name, ...)                                                                         \
-  void name(wave& w, const op& o) {                                                                   \
-    map32(w, o, 3, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { __VA_ARGS__; });              \
-  }
+}
+template <class F>
+constexpr handler u16_2(F) { return &run_u16_2<F>; }
+
+// The float source modifiers as and/xor masks on the bits (mod32: abs clears the sign, then neg flips it), so the
+// modified (VOP3) forms take the same vectorized loop.
+struct sign_mask {
+  uint32_t and_m, xor_m;
+  explicit sign_mask(uint8_t m) : and_m((m & mod_abs) ? 0x7fffffffu : ~0u), xor_m((m & mod_neg) ? 0x80000000u : 0u) {}
+  uint32_t operator()(uint32_t x) const { return (x & and_m) ^ xor_m; }
+};
+
+// f32 operations with neg/abs per source and the clamp modifier (clamp to [0, 1], NaN to 0): `body` takes the
+// modified source bits and gives the result's. Without clamp (nearly every one executed) the vectorized loop; with it
+// the same body per lane, then the clamp.
+template <unsigned N, class Body>
+void run_f32_modified(wave& w, const op& o, Body body) {
+  const sign_mask ma(o.src[0].mods), mb(o.src[N > 1 ? 1 : 0].mods), mc(o.src[N > 2 ? 2 : 0].mods);
+  const auto f = [=](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return body(ma(a), mb(b), mc(c)); };
+  if (!o.clamp) return map32(w, o, N, f);
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[N > 1 ? 1 : 0]), C = read(w, o.src[N > 2 ? 2 : 0]);
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(clamp01(f32(f(A[l], B[l], C[l])))); });
+}
+// D = f(S0[, S1[, S2]]) on floats.
+template <unsigned N, class F>
+void run_f32(wave& w, const op& o) {
+  run_f32_modified<N>(w, o, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+    return bits(call<N, F>(f32(a), f32(b), f32(c)));
+  });
+}
+template <class F>
+constexpr handler f32_1(F) { return &run_f32<1, F>; }
+template <class F>
+constexpr handler f32_2(F) { return &run_f32<2, F>; }
+template <class F>
+constexpr handler f32_3(F) { return &run_f32<3, F>; }
+
+// f32 operations defined on the bits (gfx11's IEEE-mode min/max): the body takes and returns the modified bits.
+template <unsigned N, class F>
+void run_f32_bits(wave& w, const op& o) {
+  run_f32_modified<N>(w, o, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { return call<N, F>(a, b, c); });
+}
+template <class F>
+constexpr handler f32_bits_2(F) { return &run_f32_bits<2, F>; }
+template <class F>
+constexpr handler f32_bits_3(F) { return &run_f32_bits<3, F>; }
+
+// f64 operations D = f(S0[, S1[, S2]]) with neg/abs per source.
+template <unsigned N, class F>
+void run_f64(wave& w, const op& o) {
+  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;
+  lanes64(w, o, [&](unsigned l) -> uint64_t {
+    const double a = f64(mod64(read64(w, o.src[0], l), ma));
+    const double b = N > 1 ? f64(mod64(read64(w, o.src[1], l), mb)) : 0.0;
+    const double c = N > 2 ? f64(mod64(read64(w, o.src[2], l), mc)) : 0.0;
+    return bits(double(call<N, F>(a, b, c)));
+  });
+}
+template <class F>
+constexpr handler f64_2(F) { return &run_f64<2, F>; }
+template <class F>
+constexpr handler f64_3(F) { return &run_f64<3, F>; }
+
+// Conversions with one 32-bit source and a 32-bit result where the source is a float (neg/abs apply) or an integer.
+template <class F>
+void run_from_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return F{}(f32(mod32(A[l], ma))); });
+}
+template <class F>
+constexpr handler from_f32(F) { return &run_from_f32<F>; }
+// One 64-bit source (neg/abs apply to a float one) -> 32-bit result.
+template <class F>
+void run_from_f64(wave& w, const op& o) {
+  const uint8_t ma = o.src[0].mods;
+  lanes32(w, o, [&](unsigned l) -> uint32_t { return F{}(f64(mod64(read64(w, o.src[0], l), ma))); });
+}
+template <class F>
+constexpr handler from_f64(F) { return &run_from_f64<F>; }
+// One 32-bit source -> 64-bit result.
+template <class F>
+void run_to_64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  const uint8_t ma = o.src[0].mods;
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return F{}(A[l], ma); });
+}
+template <class F>
+constexpr handler to_64(F) { return &run_to_64<F>; }
+
+// The scalar transcendental ops in the VALU (gfx12 v_s_*: SGPR in, SGPR out; RDNA4 §7.10 "Pseudo-scalar
+// Transcendental ALU ops"; accuracy as for the vector forms).
+template <class F>
+void run_pseudo_scalar(wave& w, const op& o) {
+  const float r = F{}(f32(mod32(read(w, o.src[0])[0], o.src[0].mods)));
+  w.s[o.dst[0].reg] = bits(o.clamp ? clamp01(r) : r);
+}
+template <class F>
+constexpr handler pseudo_scalar(F) { return &run_pseudo_scalar<F>; }
+
+// Packed f16 operations (f_packed): each half of D is F of the sources' halves op_sel (low) and op_sel_hi (high)
+// pick, neg_lo / neg_hi flipping their signs; clamp limits each half to [0, 1] (NaN to 0).
+template <class F>
+void run_pk_f16_2(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const auto half = [&](uint32_t x, unsigned src, uint8_t sel, uint8_t neg) -> f16_t {
+    return h(((sel >> src) & 1u ? x >> 16 : x) ^ ((neg >> src) & 1u ? 0x8000u : 0u));
+  };
+  const auto result = [&](f16_t r) -> uint32_t {
+    return hbits(o.clamp ? (r != r ? f16_t(0) : std::min(std::max(r, f16_t(0)), f16_t(1))) : r);
+  };
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    const f16_t lo = F{}(half(A[l], 0, o.op_sel, o.neg_lo), half(B[l], 1, o.op_sel, o.neg_lo));
+    const f16_t hi = F{}(half(A[l], 0, o.op_sel_hi, o.neg_hi), half(B[l], 1, o.op_sel_hi, o.neg_hi));
+    return result(lo) | result(hi) << 16;
+  });
+}
+template <class F>
+constexpr handler pk_f16_2(F) { return &run_pk_f16_2<F>; }
 
 inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
+inline uint32_t bit_reverse(uint32_t x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  return __builtin_bswap32(x);
+}
 
-VOP_U32_1(v_mov_b32, return a)
-VOP_U32_1(v_not_b32, return ~a)
-VOP_U32_1(v_bfrev_b32, uint32_t x = a; x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-          x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2); x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
-          return __builtin_bswap32(x))
-VOP_U32_1(v_ctz_i32_b32, return a == 0 ? 0xffffffffu : uint32_t(std::countr_zero(a)))
-VOP_U32_1(v_clz_i32_u32, return a == 0 ? 0xffffffffu : uint32_t(std::countl_zero(a)))
-VOP_U32_2(v_add_nc_u32, return a + b)
-VOP_U32_2(v_sub_nc_u32, return a - b)
-VOP_U32_2(v_subrev_nc_u32, return b - a)
-VOP_U32_2(v_and_b32, return a & b)
-VOP_U32_2(v_or_b32, return a | b)
-VOP_U32_2(v_xor_b32, return a ^ b)
-VOP_U32_2(v_xnor_b32, return ~(a ^ b))
-// Shifts whose amount is an SGPR or a constant (most of the ck kernels' shifts) use one shift count for the whole row:
-// the host has a vector shift by a scalar count on every x86-64, but per-lane counts only from AVX2 on, so the
-// generic lane loop below stays scalar. The same results; the amount operand's position is `amount`.
-#define VOP_U32_SHIFT(name, nsrc, amount, uniform, per_lane)                                                      \
-  void name(wave& w, const op& o) {                                                                              \
-    if (o.src[amount].kind != opnd::vgpr) {                                                                       \
-      const uint32_t s = read(w, o.src[amount])[0] & 31;                                                         \
-      map32(w, o, nsrc, [s](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { (void)a, (void)b, (void)c; uniform; }); \
-      return;                                                                                                     \
-    }                                                                                                             \
-    map32(w, o, nsrc, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t { (void)c; per_lane; });               \
-  }
-VOP_U32_SHIFT(v_lshlrev_b32, 2, 0, return b << s, return b << (a & 31))
-VOP_U32_SHIFT(v_lshrrev_b32, 2, 0, return b >> s, return b >> (a & 31))
-VOP_U32_SHIFT(v_ashrrev_i32, 2, 0, return uint32_t(int32_t(b) >> s), return uint32_t(int32_t(b) >> (a & 31)))
-VOP_U32_2(v_min_u32, return a < b ? a : b)
-VOP_U32_2(v_max_u32, return a > b ? a : b)
-VOP_U32_2(v_min_i32, return int32_t(a) < int32_t(b) ? a : b)
-VOP_U32_2(v_max_i32, return int32_t(a) > int32_t(b) ? a : b)
-VOP_U32_2(v_mul_i32_i24, return uint32_t(int64_t(sext24(a)) * sext24(b)))
-VOP_U32_2(v_mul_hi_i32_i24, return uint32_t(uint64_t(int64_t(sext24(a)) * sext24(b)) >> 32))
-VOP_U32_2(v_mul_u32_u24, return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)))
-VOP_U32_2(v_mul_hi_u32_u24, return uint32_t((uint64_t(a & 0xffffffu) * (b & 0xffffffu)) >> 32))
-VOP_U32_2(v_mul_lo_u32, return a * b)
-VOP_U32_2(v_mul_hi_u32, return uint32_t((uint64_t(a) * b) >> 32))
-VOP_U32_2(v_mul_hi_i32, return uint32_t(uint64_t(int64_t(int32_t(a)) * int32_t(b)) >> 32))
-VOP_U32_2(v_bcnt_u32_b32, return uint32_t(std::popcount(a)) + b)
-VOP_U32_2(v_bfm_b32, return ((1u << (a & 31)) - 1u) << (b & 31))
-VOP_U32_2(v_cvt_pk_u16_u32, return (a & 0xffffu) | (b << 16))
-VOP_U32_2(v_pack_b32_f16, return (a & 0xffffu) | (b << 16))
-VOP_U32_3(v_bfe_u32, const unsigned off = b & 31, wd = c & 31;
-          return wd == 0 ? 0u : (a >> off) & ((wd == 32 ? 0u : (1u << wd)) - 1u))
-VOP_U32_3(v_bfe_i32, const unsigned off = b & 31, wd = c & 31;
-          if (wd == 0) return 0u; const unsigned sh = 32 - wd; return uint32_t(int32_t((a >> off) << sh) >> sh))
-VOP_U32_3(v_bfi_b32, return (a & b) | (~a & c))
-VOP_U32_3(v_alignbit_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)))
-VOP_U32_3(v_alignbyte_b32, return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))))
-VOP_U32_SHIFT(v_lshl_or_b32, 3, 1, return (a << s) | c, return (a << (b & 31)) | c)
-VOP_U32_3(v_and_or_b32, return (a & b) | c)
-VOP_U32_3(v_or3_b32, return a | b | c)
-VOP_U32_3(v_xor3_b32, return a ^ b ^ c)
-VOP_U32_3(v_add3_u32, return a + b + c)
-VOP_U32_SHIFT(v_lshl_add_u32, 3, 1, return (a << s) + c, return (a << (b & 31)) + c)
-VOP_U32_SHIFT(v_add_lshl_u32, 3, 2, return (a + b) << s, return (a + b) << (c & 31))
-VOP_U32_3(v_mad_u32_u24, return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)) + c)
-VOP_U32_3(v_mad_i32_i24, return uint32_t(int64_t(sext24(a)) * sext24(b)) + c)
-VOP_U32_3(v_min3_u32, return std::min({a, b, c}))
-VOP_U32_3(v_max3_u32, return std::max({a, b, c}))
-VOP_U32_3(v_min3_i32, return uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})))
-VOP_U32_3(v_max3_i32, return uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})))
-VOP_U32_3(v_med3_i32, const int32_t x = int32_t(a), y = int32_t(b), z = int32_t(c);
-          return uint32_t(std::max(std::min(x, y), std::min(std::max(x, y), z))))
-VOP_U32_3(v_med3_u32, return std::max(std::min(a, b), std::min(std::max(a, b), c)))
+// ---- bodies that do not fit a lane loop above -----------------------------------------------------------------
 // v_perm_b32: byte i of D = selector byte i applied to {S0, S1} (S1 is bytes 0-3): 0-7 pick a byte, 8-11 replicate
 // the sign bit of bytes 1/3/5/7, 12 gives 0x00, 13-15 give 0xff.
-VOP_U32_3(v_perm_b32, const uint64_t in = (uint64_t(a) << 32) | b; uint32_t r = 0;
-          for (unsigned i = 0; i < 4; ++i) {
-            const unsigned sel = (c >> (8 * i)) & 0xffu;
-            uint32_t byte;
-            if (sel < 8) byte = uint32_t(in >> (8 * sel)) & 0xffu;
-            else if (sel < 12) byte = ((in >> (16 * (sel - 8) + 15)) & 1u) ? 0xffu : 0u;
-            else if (sel == 12) byte = 0;
-            else byte = 0xffu;
-            r |= byte << (8 * i);
-          } return r)
+inline uint32_t perm(uint32_t a, uint32_t b, uint32_t c) {
+  const uint64_t in = (uint64_t(a) << 32) | b;
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned sel = (c >> (8 * i)) & 0xffu;
+    uint32_t byte;
+    if (sel < 8) byte = uint32_t(in >> (8 * sel)) & 0xffu;
+    else if (sel < 12) byte = ((in >> (16 * (sel - 8) + 15)) & 1u) ? 0xffu : 0u;
+    else if (sel == 12) byte = 0;
+    else byte = 0xffu;
+    r |= byte << (8 * i);
+  }
+  return r;
+}
 // v_mbcnt_lo: the number of set bits of S0 below this lane, plus S1; wave32 has no lanes for the _hi half.
 void v_mbcnt_lo_u32_b32(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
@@ -202,18 +308,13 @@ void v_mbcnt_hi_u32_b32(wave& w, const op& o) {
 // v_cndmask_b32 D, S0, S1, mask: S1 where the lane's mask bit is set. Float neg/abs apply to S0/S1 (VOP3).
 void v_cndmask_b32(wave& w, const op& o) {
   const uint32_t m = read(w, o.src[2])[0];
-  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word. neg/abs as and/xor masks
-  // (mod32: abs clears the sign, then neg flips it), so the modified (VOP3) forms take the same vectorized loop.
+  // The select mask as a third "source" row: lane l's bit of m, spread to the whole word.
   uint32_t sel[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) sel[l] = (m & lane_bits[l]) ? 0xffffffffu : 0u;
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
-  const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
-  const uint32_t and_a = (ma & mod_abs) ? 0x7fffffffu : ~0u, xor_a = (ma & mod_neg) ? 0x80000000u : 0u;
-  const uint32_t and_b = (mb & mod_abs) ? 0x7fffffffu : ~0u, xor_b = (mb & mod_neg) ? 0x80000000u : 0u;
+  const sign_mask ma(o.src[0].mods), mb(o.src[1].mods);
   uint32_t* d = vdst(w, o.dst[0]);
-  const auto f = [=](uint32_t a, uint32_t b, uint32_t s) {
-    return (((b & and_b) ^ xor_b) & s) | (((a & and_a) ^ xor_a) & ~s);
-  };
+  const auto f = [=](uint32_t a, uint32_t b, uint32_t s) { return (mb(b) & s) | (ma(a) & ~s); };
   switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
     case 0: return map32_strided<0, 0, 1>(d, w.exec(), A.p, B.p, sel, f);
     case 1: return map32_strided<0, 1, 1>(d, w.exec(), A.p, B.p, sel, f);
@@ -226,17 +327,18 @@ void v_cndmask_b32(wave& w, const op& o) {
 inline void write_mask(wave& w, const operand& dst, uint32_t mask) { w.s[dst.reg] = mask; }
 
 // v_add_co_u32 D, sdst, S0, S1: D = S0 + S1, carry into sdst's lane bit. sub: borrow = S1 > S0. ci forms add the
-// lane's bit of the third source.
-// Every lane computes (no branch per lane); EXEC selects what is written, and inactive lanes' carry bits are 0.
-template <int kind>  // 0 add, 1 sub, 2 subrev
+// lane's bit of the third source. Every lane computes (no branch per lane); EXEC selects what is written, and
+// inactive lanes' carry bits are 0.
+enum carry_kind { k_add, k_sub, k_subrev };
+template <carry_kind K>
 void add_co(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t e = w.exec();
   uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
     uint32_t a = A[l], b = B[l];
-    if (kind == 2) std::swap(a, b);
-    if (kind == 0) {
+    if (K == k_subrev) std::swap(a, b);
+    if (K == k_add) {
       r[l] = a + b;
       c[l] = r[l] < a;  // carry out of the 32-bit add
     } else {
@@ -250,7 +352,7 @@ void add_co(wave& w, const op& o) {
   for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
   write_mask(w, o.dst[1], carry & e);
 }
-template <int kind>
+template <carry_kind K>
 void add_co_ci(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t cin = read(w, o.src[2])[0];
@@ -258,9 +360,9 @@ void add_co_ci(wave& w, const op& o) {
   uint32_t r[wave_lanes], c[wave_lanes];
   for (unsigned l = 0; l < wave_lanes; ++l) {
     uint64_t a = A[l], b = B[l];
-    if (kind == 2) std::swap(a, b);
+    if (K == k_subrev) std::swap(a, b);
     const uint64_t ci = (cin & lane_bits[l]) ? 1u : 0u;
-    if (kind == 0) {
+    if (K == k_add) {
       const uint64_t sum = a + b + ci;
       r[l] = uint32_t(sum);
       c[l] = uint32_t(sum >> 32);
@@ -275,7 +377,8 @@ void add_co_ci(wave& w, const op& o) {
   for (unsigned l = 0; l < wave_lanes; ++l) d[l] = (e & lane_bits[l]) ? r[l] : d[l];
   write_mask(w, o.dst[1], carry & e);
 }
-// v_mad_co_u64_u32 D64, sdst, S0, S1, S2_64: D = S0 * S1 + S2, carry out of the 64-bit add into sdst.
+// v_mad_co_u64_u32 D64, sdst, S0, S1, S2_64: D = S0 * S1 + S2, carry out of the 64-bit add into sdst (the signed form:
+// signed overflow of the 64-bit result).
 template <bool is_signed>
 void mad_co_64(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
@@ -290,8 +393,9 @@ void mad_co_64(wave& w, const op& o) {
     if (is_signed) {
       const __int128 sp = __int128(int64_t(int32_t(A[l])) * int64_t(int32_t(B[l]))) + __int128(int64_t(c));
       p = (unsigned __int128)sp;
-      // signed overflow of the 64-bit result
-      carry |= uint32_t(sp > __int128(std::numeric_limits<int64_t>::max()) || sp < __int128(std::numeric_limits<int64_t>::min())) << l;
+      carry |= uint32_t(sp > __int128(std::numeric_limits<int64_t>::max()) ||
+                        sp < __int128(std::numeric_limits<int64_t>::min()))
+               << l;
     } else {
       p = (unsigned __int128)(uint64_t(A[l]) * B[l]) + c;
       carry |= uint32_t((p >> 64) != 0) << l;
@@ -301,60 +405,16 @@ void mad_co_64(wave& w, const op& o) {
   }
   write_mask(w, o.dst[1], carry);
 }
-void v_mad_u64_u32_nc(wave& w, const op& o) {  // gfx12 v_mad_nc_u64_u32 (no carry-out)
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return uint64_t(A[l]) * B[l] + read64(w, o.src[2], l); });
+// ---- 64-bit integer shifts: D = S1 (64-bit) shifted by S0[5:0] ----
+template <class F>
+void run_shift64(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]);
+  lanes64(w, o, [&](unsigned l) -> uint64_t { return F{}(read64(w, o.src[1], l), A[l] & 63); });
 }
+template <class F>
+constexpr handler shift64(F) { return &run_shift64<F>; }
 
-// ---- 64-bit integer ---------------------------------------------------------------------------------------------
-void v_lshlrev_b64(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[1], l) << (A[l] & 63); });
-}
-void v_lshrrev_b64(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[1], l) >> (A[l] & 63); });
-}
-void v_ashrrev_i64(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return uint64_t(int64_t(read64(w, o.src[1], l)) >> (A[l] & 63)); });
-}
-void v_mov_b64(wave& w, const op& o) {
-  lanes64(w, o, [&](unsigned l) -> uint64_t { return read64(w, o.src[0], l); });
-}
-
-// ---- 16-bit integer (low halves) ---------------------------------------------------------------------------------
-// The destination's high half is kept (lanes16's rule): map32_strided computes r(a, b, old destination).
-template <typename F>
-inline void map16(wave& w, const op& o, F f) {
-  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
-  uint32_t* d = vdst(w, o.dst[0]);
-  const uint32_t e = w.exec();
-  const auto g = [f](uint32_t a, uint32_t b, uint32_t old) -> uint32_t {
-    return (old & 0xffff0000u) | (uint32_t(f(uint16_t(a), uint16_t(b))) & 0xffffu);
-  };
-  switch ((A.stride ? 2u : 0u) | (B.stride ? 1u : 0u)) {
-    case 0: return map32_strided<0, 0, 1>(d, e, A.p, B.p, d, g);
-    case 1: return map32_strided<0, 1, 1>(d, e, A.p, B.p, d, g);
-    case 2: return map32_strided<1, 0, 1>(d, e, A.p, B.p, d, g);
-    default: return map32_strided<1, 1, 1>(d, e, A.p, B.p, d, g);
-  }
-}
-#define VOP_U16_2(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    map16(w, o, [](uint16_t a, uint16_t b) -> uint16_t { __VA_ARGS__; });                             \
-  }
-VOP_U16_2(v_lshlrev_b16, return uint16_t(b << (a & 15)))
-VOP_U16_2(v_lshrrev_b16, return uint16_t(b >> (a & 15)))
-VOP_U16_2(v_ashrrev_i16, return uint16_t(int16_t(b) >> (a & 15)))
-VOP_U16_2(v_add_nc_u16, return uint16_t(a + b))
-VOP_U16_2(v_sub_nc_u16, return uint16_t(a - b))
-VOP_U16_2(v_mul_lo_u16, return uint16_t(a * b))
-VOP_U16_2(v_and_b16, return uint16_t(a & b))
-VOP_U16_2(v_or_b16, return uint16_t(a | b))
-VOP_U16_2(v_xor_b16, return uint16_t(a ^ b))
-VOP_U16_2(v_max_u16, return a > b ? a : b)
-VOP_U16_2(v_min_u16, return a < b ? a : b)
+void v_illegal(wave& w, const op& o) { fail(w, o, "illegal instruction (v_illegal)"); }
 
 // ---- cross-lane ---------------------------------------------------------------------------------------------------
 // v_readfirstlane_b32 sD, vS: the first active lane's value (lane 0 when EXEC is 0).
@@ -363,13 +423,10 @@ void v_readfirstlane_b32(wave& w, const op& o) {
   const unsigned l = e == 0 ? 0u : unsigned(std::countr_zero(e));
   w.s[o.dst[0].reg] = read(w, o.src[0])[l];
 }
-void v_readlane_b32(wave& w, const op& o) {
-  w.s[o.dst[0].reg] = read(w, o.src[0])[read(w, o.src[1])[0] & 31u];
-}
-void v_writelane_b32(wave& w, const op& o) {
-  vdst(w, o.dst[0])[read(w, o.src[1])[0] & 31u] = read(w, o.src[0])[0];
-}
-// v_movrels_b32 vD, vS: vD = VGPR[S + M0]; v_movreld_b32: VGPR[D + M0] = S; v_movrelsd: VGPR[D+M0] = VGPR[S+M0].
+void v_readlane_b32(wave& w, const op& o) { w.s[o.dst[0].reg] = read(w, o.src[0])[read(w, o.src[1])[0] & 31u]; }
+void v_writelane_b32(wave& w, const op& o) { vdst(w, o.dst[0])[read(w, o.src[1])[0] & 31u] = read(w, o.src[0])[0]; }
+// v_movrels_b32 vD, vS: vD = VGPR[S + M0]; v_movreld_b32: VGPR[D + M0] = S; v_movrelsd: VGPR[D+M0] = VGPR[S+M0]
+// (RDNA3 §7.8 "VGPR Indexing").
 void check_rel(const wave& w, const op& o, uint32_t r) {
   if (r >= 256) fail(w, o, "relative VGPR index v" + std::to_string(r) + " (M0-relative) is outside the register file");
 }
@@ -396,42 +453,7 @@ void v_movrelsd_b32(wave& w, const op& o) {
     if ((e >> l) & 1u) w.v[rd][l] = w.v[rs][l];
 }
 
-// ---- f32 ---------------------------------------------------------------------------------------------------------
-#define VOP_F32_1(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]);                                                              \
-    const uint8_t ma = o.src[0].mods;                                                                  \
-    const bool cl = o.clamp;                                                                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
-      const float a = f32(mod32(A[l], ma));                                                            \
-      float r = (__VA_ARGS__);                                                                                \
-      return bits(cl ? clamp01(r) : r);                                                                \
-    });                                                                                                \
-  }
-#define VOP_F32_2(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);                                       \
-    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;                                              \
-    const bool cl = o.clamp;                                                                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
-      const float a = f32(mod32(A[l], ma)), b = f32(mod32(B[l], mb));                                  \
-      (void)b;                                                                                         \
-      float r = (__VA_ARGS__);                                                                                \
-      return bits(cl ? clamp01(r) : r);                                                                \
-    });                                                                                                \
-  }
-#define VOP_F32_3(name, ...)                                                                          \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
-    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
-    const bool cl = o.clamp;                                                                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
-      const float a = f32(mod32(A[l], ma)), b = f32(mod32(B[l], mb)), c = f32(mod32(C[l], mc));        \
-      float r = (__VA_ARGS__);                                                                                \
-      return bits(cl ? clamp01(r) : r);                                                                \
-    });                                                                                                \
-  }
-
+// ---- f32 --------------------------------------------------------------------------------------------------------
 // IEEE-754-2019 maximumNumber/minimumNumber (the gfx12 *_num_* ops): a NaN operand yields the other one; -0 < +0.
 inline float max_num(float a, float b) {
   if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
@@ -445,10 +467,9 @@ inline float min_num(float a, float b) {
   if (a == b) return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
-
-// gfx11 v_max_f32 / v_min_f32 (RDNA3 ISA guide, VOP2 V_MAX_F32 / V_MIN_F32, with WAVE_MODE.IEEE set, which the loader
-// requires of gfx11 kernels): a signalling NaN operand gives that NaN quieted (S0 first); otherwise a quiet NaN operand
-// gives the other operand; +0 > -0. (gfx12 renamed them v_max_num_f32 / v_min_num_f32 with IEEE 754-2019 rules.)
+// gfx11 v_max_f32 / v_min_f32 (RDNA3 §16.7, V_MAX_F32 / V_MIN_F32, with WAVE_MODE.IEEE set, which the loader requires
+// of gfx11 kernels): a signalling NaN operand gives that NaN quieted (S0 first); otherwise a quiet NaN operand gives
+// the other operand; +0 > -0. (gfx12 renamed them v_max_num_f32 / v_min_num_f32 with IEEE 754-2019 rules.)
 inline bool snan32(uint32_t x) { return (x & 0x7f800000u) == 0x7f800000u && (x & 0x007fffffu) && !(x & 0x00400000u); }
 inline bool nan32(uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u; }
 inline uint32_t ieee_max_min(uint32_t a, uint32_t b, bool max) {
@@ -460,75 +481,27 @@ inline uint32_t ieee_max_min(uint32_t a, uint32_t b, bool max) {
   if (x == y) return max ? ((a >> 31) ? b : a) : ((a >> 31) ? a : b);  // equal, or +0 and -0: the sign decides
   return (max ? x > y : x < y) ? a : b;
 }
-#define VOP_F32_IEEE(name, ...)                                                                       \
-  void name(wave& w, const op& o) {                                                                    \
-    const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);                \
-    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
-    const bool cl = o.clamp;                                                                           \
-    lanes32(w, o, [&](unsigned l) -> uint32_t {                                                        \
-      const uint32_t a = mod32(A[l], ma), b = mod32(B[l], mb), c = o.nsrc > 2 ? mod32(C[l], mc) : 0u; \
-      (void)c;                                                                                         \
-      const uint32_t r = (__VA_ARGS__);                                                                \
-      return cl ? bits(clamp01(f32(r))) : r;                                                           \
-    });                                                                                                \
-  }
-VOP_F32_IEEE(v_max_f32, ieee_max_min(a, b, true))
-VOP_F32_IEEE(v_min_f32, ieee_max_min(a, b, false))
-VOP_F32_IEEE(v_max3_f32, ieee_max_min(ieee_max_min(a, b, true), c, true))  // V_MAX3_F32: v_max_f32 twice
-VOP_F32_IEEE(v_min3_f32, ieee_max_min(ieee_max_min(a, b, false), c, false))
-
-// The plain arithmetic forms without clamp (nearly every one executed) go through map32's vectorized lane loop, the
-// source modifiers as and/xor masks (mod32's abs-then-neg); the same float operation per lane as VOP_F32_2's.
-#define VOP_F32_2_MAP(name, ...)                                                                        \
-  void name(wave& w, const op& o) {                                                                    \
-    if (o.clamp) return name##_clamped(w, o);                                                          \
-    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;                                              \
-    const uint32_t and_a = (ma & mod_abs) ? 0x7fffffffu : ~0u, xor_a = (ma & mod_neg) ? 0x80000000u : 0u; \
-    const uint32_t and_b = (mb & mod_abs) ? 0x7fffffffu : ~0u, xor_b = (mb & mod_neg) ? 0x80000000u : 0u; \
-    map32(w, o, 2, [=](uint32_t ra, uint32_t rb, uint32_t) -> uint32_t {                               \
-      const float a = f32((ra & and_a) ^ xor_a), b = f32((rb & and_b) ^ xor_b);                        \
-      return bits(__VA_ARGS__);                                                                        \
-    });                                                                                                \
-  }
-VOP_F32_2(v_add_f32_clamped, a + b)
-VOP_F32_2(v_sub_f32_clamped, a - b)
-VOP_F32_2(v_subrev_f32_clamped, b - a)
-VOP_F32_2(v_mul_f32_clamped, a* b)
-VOP_F32_2_MAP(v_add_f32, a + b)
-VOP_F32_2_MAP(v_sub_f32, a - b)
-VOP_F32_2_MAP(v_subrev_f32, b - a)
-VOP_F32_2_MAP(v_mul_f32, a * b)
-VOP_F32_2(v_max_num_f32, max_num(a, b))
-VOP_F32_2(v_min_num_f32, min_num(a, b))
-VOP_F32_2(v_ldexp_f32, std::ldexp(a, int32_t(B[l])))
-VOP_F32_3(v_fma_f32, std::fma(a, b, c))
-VOP_F32_3(v_max3_num_f32, max_num(max_num(a, b), c))
-VOP_F32_3(v_min3_num_f32, min_num(min_num(a, b), c))
+// D = S0 * 2^S1 (S1 an integer).
+void v_ldexp_f32(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
+  const uint8_t ma = o.src[0].mods;
+  const bool cl = o.clamp;
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    const float r = std::ldexp(f32(mod32(A[l], ma)), int32_t(B[l]));
+    return bits(cl ? clamp01(r) : r);
+  });
+}
 // v_fmac_f32 D = S0 * S1 + D (VOP2; the VOPD half too).
 void v_fmac_f32(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]);
   const uint32_t* D = vdst(w, o.dst[0]);
   const uint8_t ma = o.src[0].mods, mb = o.src[1].mods;
-  lanes32(w, o, [&](unsigned l) -> uint32_t { return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(D[l]))); });
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    return bits(std::fma(f32(mod32(A[l], ma)), f32(mod32(B[l], mb)), f32(D[l])));
+  });
 }
-// Approximate transcendental ops. The guide states their accuracy (RDNA4 ISA guide, VOP1 opcode notes: v_rcp_f32,
-// v_rsq_f32, v_sqrt_f32, v_exp_f32, v_log_f32 "1 ULP"). The model returns the exact function of the input computed in
-// binary64 and rounded once to binary32: that is within 0.5 ULP plus the binary64 error (< 2^-29 ULP), inside the
-// stated 1 ULP, so any result the compiled code derives is one the hardware may also produce. (Code that needs an
-// exact result, such as the unsigned division expansion around v_rcp_iflag_f32, refines the estimate itself.)
-VOP_F32_1(v_rcp_f32, float(1.0 / double(a)))
-VOP_F32_1(v_rcp_iflag_f32, float(1.0 / double(a)))
-VOP_F32_1(v_rsq_f32, float(1.0 / std::sqrt(double(a))))
-VOP_F32_1(v_sqrt_f32, std::sqrt(a))
-VOP_F32_1(v_exp_f32, float(std::exp2(double(a))))
-VOP_F32_1(v_log_f32, float(std::log2(double(a))))
-VOP_F32_1(v_floor_f32, std::floor(a))
-VOP_F32_1(v_ceil_f32, std::ceil(a))
-VOP_F32_1(v_trunc_f32, std::trunc(a))
-VOP_F32_1(v_rndne_f32, std::nearbyint(a))
-VOP_F32_1(v_fract_f32, a - std::floor(a))
 
-// Conversions (RDNA4 ISA guide, V_CVT_*): float -> int saturates, NaN -> 0; int -> float rounds to nearest even.
+// Float -> integer conversions saturate and send NaN to 0; integer -> float rounds to nearest even.
 inline uint32_t cvt_u32(double f) {
   if (std::isnan(f) || f <= 0.0) return 0;
   if (f >= 4294967296.0) return 0xffffffffu;
@@ -540,22 +513,6 @@ inline int32_t cvt_i32(double f) {
   if (f >= 2147483647.0) return std::numeric_limits<int32_t>::max();
   return int32_t(f);
 }
-VOP_U32_1(v_cvt_f32_u32, return bits(float(a)))
-VOP_U32_1(v_cvt_f32_i32, return bits(float(int32_t(a))))
-void v_cvt_u32_f32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  const uint8_t ma = o.src[0].mods;
-  lanes32(w, o, [&](unsigned l) { return cvt_u32(f32(mod32(A[l], ma))); });
-}
-void v_cvt_i32_f32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  const uint8_t ma = o.src[0].mods;
-  lanes32(w, o, [&](unsigned l) { return uint32_t(cvt_i32(f32(mod32(A[l], ma)))); });
-}
-VOP_U32_1(v_cvt_f32_ubyte0, return bits(float(a & 0xffu)))
-VOP_U32_1(v_cvt_f32_ubyte1, return bits(float((a >> 8) & 0xffu)))
-VOP_U32_1(v_cvt_f32_ubyte2, return bits(float((a >> 16) & 0xffu)))
-VOP_U32_1(v_cvt_f32_ubyte3, return bits(float(a >> 24)))
 void v_cvt_f32_f16(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]);
   const uint8_t ma = o.src[0].mods;
@@ -566,69 +523,14 @@ void v_cvt_f16_f32(wave& w, const op& o) {
   const uint8_t ma = o.src[0].mods;
   lanes16(w, o, [&](unsigned l) { return hbits(f16_t(f32(mod32(A[l], ma)))); });
 }
-
-// ---- f64 ---------------------------------------------------------------------------------------------------------
-#define VOP_F64(name, nsrc, ...)                                                                      \
-  void name(wave& w, const op& o) {                                                                    \
-    const uint8_t ma = o.src[0].mods, mb = o.src[1].mods, mc = o.src[2].mods;                          \
-    (void)mb; (void)mc;                                                                                \
-    lanes64(w, o, [&](unsigned l) -> uint64_t {                                                        \
-      const double a = f64(mod64(read64(w, o.src[0], l), ma));                                         \
-      const double b = nsrc > 1 ? f64(mod64(read64(w, o.src[1], l), mb)) : 0.0;                        \
-      const double c = nsrc > 2 ? f64(mod64(read64(w, o.src[2], l), mc)) : 0.0;                        \
-      (void)b; (void)c;                                                                                \
-      return bits(double(__VA_ARGS__));                                                                       \
-    });                                                                                                \
-  }
-VOP_F64(v_add_f64, 2, a + b)
-VOP_F64(v_mul_f64, 2, a* b)
-VOP_F64(v_fma_f64, 3, std::fma(a, b, c))
 void v_ldexp_f64(wave& w, const op& o) {
   const lane_ref B = read(w, o.src[1]);
   const uint8_t ma = o.src[0].mods;
   lanes64(w, o, [&](unsigned l) { return bits(std::ldexp(f64(mod64(read64(w, o.src[0], l), ma)), int32_t(B[l]))); });
 }
-void v_cvt_f64_u32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  lanes64(w, o, [&](unsigned l) { return bits(double(A[l])); });
-}
-void v_cvt_f64_i32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  lanes64(w, o, [&](unsigned l) { return bits(double(int32_t(A[l]))); });
-}
-void v_cvt_f64_f32(wave& w, const op& o) {
-  const lane_ref A = read(w, o.src[0]);
-  const uint8_t ma = o.src[0].mods;
-  lanes64(w, o, [&](unsigned l) { return bits(double(f32(mod32(A[l], ma)))); });
-}
-void v_cvt_f32_f64(wave& w, const op& o) {
-  const uint8_t ma = o.src[0].mods;
-  lanes32(w, o, [&](unsigned l) { return bits(float(f64(mod64(read64(w, o.src[0], l), ma)))); });
-}
-void v_cvt_u32_f64(wave& w, const op& o) {
-  const uint8_t ma = o.src[0].mods;
-  lanes32(w, o, [&](unsigned l) { return cvt_u32(f64(mod64(read64(w, o.src[0], l), ma))); });
-}
-void v_cvt_i32_f64(wave& w, const op& o) {
-  const uint8_t ma = o.src[0].mods;
-  lanes32(w, o, [&](unsigned l) { return uint32_t(cvt_i32(f64(mod64(read64(w, o.src[0], l), ma)))); });
-}
 
-// ---- scalar transcendental ops in the VALU (gfx12 v_s_*: SGPR in, SGPR out; accuracy as for the vector forms) ----
-#define VOP_S_F32(name, ...)                                              \
-  void name(wave& w, const op& o) {                                        \
-    const float a = f32(mod32(read(w, o.src[0])[0], o.src[0].mods));      \
-    const float r = (__VA_ARGS__);                                          \
-    w.s[o.dst[0].reg] = bits(o.clamp ? clamp01(r) : r);                   \
-  }
-VOP_S_F32(v_s_exp_f32, float(std::exp2(double(a))))
-VOP_S_F32(v_s_log_f32, float(std::log2(double(a))))
-VOP_S_F32(v_s_rcp_f32, float(1.0 / double(a)))
-VOP_S_F32(v_s_rsq_f32, float(1.0 / std::sqrt(double(a))))
-VOP_S_F32(v_s_sqrt_f32, std::sqrt(a))
-
-// ---- f32 division helpers (RDNA3 and RDNA4 ISA guides, VOP3SD V_DIV_SCALE_F32, VOP3 V_DIV_FMAS_F32 and
-// V_DIV_FIXUP_F32; the two guides give the same pseudocode) ----------------------------------------------------------
+// ---- f32 division helpers (RDNA3 and RDNA4 guides, VOP3SD V_DIV_SCALE_F32, VOP3 V_DIV_FMAS_F32 and V_DIV_FIXUP_F32;
+// the two guides give the same pseudocode) -----------------------------------------------------------------------
 // The compiler's correctly rounded f32 division (clang's default for HIP) is
 //   D' = div_scale(D, D, N)   N' = div_scale(N, D, N) -> VCC
 //   y = rcp(D'); e = fma(-D', y, 1); y = fma(e, y, y)                  (one Newton step on the reciprocal)
@@ -771,8 +673,8 @@ void v_div_fixup_f32(wave& w, const op& o) {
 }
 
 // ---- dot products -------------------------------------------------------------------------------------------------
-// v_dot4_i32_iu8 D, A, B, C: D = C + sum of the four byte products; neg_lo[0]/[1] say A/B are signed (RDNA4 ISA
-// guide, VOP3P V_DOT4_I32_IU8); clamp saturates the sum to int32.
+// v_dot4_i32_iu8 D, A, B, C: D = C + the sum of the four byte products; neg_lo[0]/[1] say A/B are signed; clamp
+// saturates the sum to int32.
 void v_dot4_i32_iu8(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
   const bool sa = o.neg_lo & 1u, sb = o.neg_lo & 2u, cl = o.clamp;
@@ -787,9 +689,8 @@ void v_dot4_i32_iu8(wave& w, const op& o) {
     return uint32_t(s);
   });
 }
-
-// v_dot4_u32_u8 D, A, B, C: D = C + the four unsigned byte products, in u32 (RDNA3/RDNA4 ISA guides, VOP3P
-// V_DOT4_U32_U8); clamp saturates the sum to 0xffffffff instead of wrapping (VOP3P clamp on an integer result).
+// v_dot4_u32_u8 D, A, B, C: D = C + the four unsigned byte products, in u32; clamp saturates the sum to 0xffffffff
+// instead of wrapping (VOP3P clamp on an integer result).
 void v_dot4_u32_u8(wave& w, const op& o) {
   const lane_ref A = read(w, o.src[0]), B = read(w, o.src[1]), C = read(w, o.src[2]);
   const bool cl = o.clamp;
@@ -800,14 +701,16 @@ void v_dot4_u32_u8(wave& w, const op& o) {
   });
 }
 
-// ---- VOPC --------------------------------------------------------------------------------------------------------
-// Comparison kinds, as the mnemonic spells them (RDNA4 ISA guide §7.? "VOPC"): the ordered float compares are false
-// when either operand is NaN, the n* forms are their negations (true on NaN), o/u test for ordered/unordered.
-enum cmp : uint8_t { c_f, c_lt, c_eq, c_le, c_gt, c_lg, c_ge, c_o, c_u, c_nge, c_nlg, c_ngt, c_nle, c_neq, c_nlt, c_t, c_ne };
+// ---- VOPC ---------------------------------------------------------------------------------------------------------
+// Comparison kinds, as the mnemonic spells them (RDNA3/RDNA4 §16.9 "VOPC Instructions"): the ordered float compares
+// are false when either operand is NaN, the n* forms are their negations (true on NaN), o/u test for
+// ordered/unordered. Each (kind, type) pair is its own handler instantiation: no switch on the kind at run time.
+enum cmp : uint8_t { c_f, c_lt, c_eq, c_le, c_gt, c_lg, c_ge, c_o, c_u, c_nge, c_nlg, c_ngt, c_nle, c_neq, c_nlt, c_t,
+                     c_ne };
 
-template <typename T>
-inline bool compare(cmp k, T a, T b) {
-  switch (k) {
+template <cmp K, typename T>
+inline bool compare(T a, T b) {
+  switch (K) {
     case c_f: return false;
     case c_lt: return a < b;
     case c_eq: return a == b;
@@ -831,7 +734,7 @@ inline bool compare(cmp k, T a, T b) {
 
 enum class cty : uint8_t { i16, u16, f16, i32, u32, f32, i64, u64, f64 };
 
-// The operands of every lane as the comparison's type (sources read once, not per lane), then one loop per kind.
+// The operands of every lane as the comparison's type.
 template <cty T>
 inline auto compare_value(const wave& w, const operand& s, unsigned l) {
   if constexpr (T == cty::i16) return int16_t(read(w, s)[l]);
@@ -854,23 +757,6 @@ inline uint32_t mask_of_bytes(const uint8_t* r) {
     m |= uint32_t((x * 0x0102040810204080ull) >> 56) << (8 * q);
   }
   return m;
-}
-template <typename V>
-inline uint32_t compare_rows(cmp k, const V* a, const V* b) {
-  uint8_t r[wave_lanes];
-#define TP_CMP_ROWS(kind) \
-  case kind:                     \
-    for (unsigned l = 0; l < wave_lanes; ++l) r[l] = uint8_t(compare(kind, a[l], b[l])); \
-    break;
-  switch (k) {
-    TP_CMP_ROWS(c_f) TP_CMP_ROWS(c_lt) TP_CMP_ROWS(c_eq) TP_CMP_ROWS(c_le) TP_CMP_ROWS(c_gt)
-    TP_CMP_ROWS(c_lg) TP_CMP_ROWS(c_ge) TP_CMP_ROWS(c_o) TP_CMP_ROWS(c_u) TP_CMP_ROWS(c_nge)
-    TP_CMP_ROWS(c_nlg) TP_CMP_ROWS(c_ngt) TP_CMP_ROWS(c_nle) TP_CMP_ROWS(c_neq) TP_CMP_ROWS(c_nlt)
-    TP_CMP_ROWS(c_t) TP_CMP_ROWS(c_ne)
-    default: std::memset(r, 0, sizeof r);
-  }
-#undef TP_CMP_ROWS
-  return mask_of_bytes(r);
 }
 
 // The 32-bit and 16-bit integer types read each source's row once (its lane_ref and modifiers hoisted out of the lane
@@ -904,7 +790,7 @@ inline void compare_row32(const wave& w, const operand& s, compare_row_t<T>* out
     }
   }
 }
-template <cty T>
+template <cty T, cmp K>
 inline uint32_t compare_mask(const wave& w, const op& o) {
   using V = decltype(compare_value<T>(w, o.src[0], 0));
   V a[wave_lanes], b[wave_lanes];
@@ -918,13 +804,15 @@ inline uint32_t compare_mask(const wave& w, const op& o) {
     }
   }
   // Inactive lanes compare too (nothing else happens in a comparison) and are masked off: their bits are 0.
-  return compare_rows(cmp(o.variant), a, b) & w.exec();
+  uint8_t r[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) r[l] = uint8_t(compare<K>(a[l], b[l]));
+  return mask_of_bytes(r) & w.exec();
 }
-template <cty T>
-void v_cmp(wave& w, const op& o) { w.s[o.dst[0].reg] = compare_mask<T>(w, o); }
+template <cty T, cmp K>
+void v_cmp(wave& w, const op& o) { w.s[o.dst[0].reg] = compare_mask<T, K>(w, o); }
 // v_cmpx writes EXEC only (gfx10+: no SGPR destination).
-template <cty T>
-void v_cmpx(wave& w, const op& o) { w.s[sreg::exec_lo] = compare_mask<T>(w, o); }
+template <cty T, cmp K>
+void v_cmpx(wave& w, const op& o) { w.s[sreg::exec_lo] = compare_mask<T, K>(w, o); }
 
 // v_cmp_class_f32 S0, S1: S1 is a mask of IEEE classes (bit 0 signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal,
 // 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf).
@@ -955,153 +843,236 @@ void v_cmp_class_f32(wave& w, const op& o) {
   else w.s[o.dst[0].reg] = m;
 }
 
-struct cmp_name {
-  std::string_view name;
-  cmp kind;
-};
-constexpr cmp_name int_cmps[] = {{"f", c_f}, {"lt", c_lt}, {"eq", c_eq}, {"le", c_le}, {"gt", c_gt},
-                                 {"ne", c_ne}, {"ge", c_ge}, {"t", c_t}};
-constexpr cmp_name float_cmps[] = {{"f", c_f},     {"lt", c_lt},   {"eq", c_eq},   {"le", c_le},   {"gt", c_gt},
-                                   {"lg", c_lg},   {"ge", c_ge},   {"o", c_o},     {"u", c_u},     {"nge", c_nge},
-                                   {"nlg", c_nlg}, {"ngt", c_ngt}, {"nle", c_nle}, {"neq", c_neq}, {"nlt", c_nlt},
-                                   {"t", c_t}};
+using enum guide_section;
+// The kinds each type's compares have (the integer types have no NaN kinds, the float types no ne), and the operand
+// type of each compared type. The always-false and always-true kinds (f, t) are gfx11's only (gfx12 dropped them), and
+// gfx11 has them for the 32- and 64-bit types and f16 alone.
+#define TP_VOPC_INT_KINDS(X, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(ne, T, OT) X(ge, T, OT)
+#define TP_VOPC_FLOAT_KINDS(X, T, OT) X(lt, T, OT) X(eq, T, OT) X(le, T, OT) X(gt, T, OT) X(lg, T, OT) X(ge, T, OT) \
+  X(o, T, OT) X(u, T, OT) X(nge, T, OT) X(nlg, T, OT) X(ngt, T, OT) X(nle, T, OT) X(neq, T, OT) X(nlt, T, OT)
+#define TP_VOPC_TYPES(X)                                                                                              \
+  TP_VOPC_INT_KINDS(X, i16, b16) TP_VOPC_INT_KINDS(X, u16, b16) TP_VOPC_FLOAT_KINDS(X, f16, f16)                     \
+  TP_VOPC_INT_KINDS(X, i32, b32) TP_VOPC_INT_KINDS(X, u32, b32) TP_VOPC_FLOAT_KINDS(X, f32, f32)                     \
+  TP_VOPC_INT_KINDS(X, i64, b64) TP_VOPC_INT_KINDS(X, u64, b64) TP_VOPC_FLOAT_KINDS(X, f64, f64)
+#define TP_VOPC_GFX11_CONSTANT_TYPES(X)                                                                               \
+  X(f, f16, f16) X(t, f16, f16) X(f, i32, b32) X(t, i32, b32) X(f, u32, b32) X(t, u32, b32) X(f, f32, f32)           \
+  X(t, f32, f32) X(f, i64, b64) X(t, i64, b64) X(f, u64, b64) X(t, u64, b64) X(f, f64, f64) X(t, f64, f64)
+// v_cmp_<kind>_<type> writes the lane mask to its SGPR destination (VCC in the VOP1-style encoding); v_cmpx_ to EXEC.
+#define TP_VOPC_ROWS(kind, T, OT)                                                                  \
+  decl("v_cmp_" #kind "_" #T, v_cmp<cty::T, c_##kind>, vopc).srcs(ty::OT, ty::OT),                 \
+  decl("v_cmpx_" #kind "_" #T, v_cmpx<cty::T, c_##kind>, vopc).dsts(0).srcs(ty::OT, ty::OT),
+#define TP_VOPC_GFX11_ROWS(kind, T, OT)                                                            \
+  decl("v_cmp_" #kind "_" #T, v_cmp<cty::T, c_##kind>, vopc).srcs(ty::OT, ty::OT).only(on_gfx11),  \
+  decl("v_cmpx_" #kind "_" #T, v_cmpx<cty::T, c_##kind>, vopc).dsts(0).srcs(ty::OT, ty::OT).only(on_gfx11),
 
-struct cmp_type {
-  std::string_view suffix;
-  handler cmp_fn, cmpx_fn;
-  bool is_float;
-  ty operand;
-};
+constexpr instruction table[] = {
+    // ---- moves, bit manipulation ----
+    decl("v_mov_b32", u32_1([](uint32_t a) { return a; }), vop1).with(f_vopd),
+    decl("v_not_b32", u32_1([](uint32_t a) { return ~a; }), vop1),
+    decl("v_bfrev_b32", u32_1([](uint32_t a) { return bit_reverse(a); }), vop1),
+    // The index of the lowest (ctz) / highest (clz, from the MSB) set bit; -1 when there is none.
+    decl("v_ctz_i32_b32", u32_1([](uint32_t a) { return a == 0 ? 0xffffffffu : uint32_t(std::countr_zero(a)); }), vop1),
+    decl("v_clz_i32_u32", u32_1([](uint32_t a) { return a == 0 ? 0xffffffffu : uint32_t(std::countl_zero(a)); }), vop1),
+    decl("v_cvt_f32_u32", u32_1([](uint32_t a) { return bits(float(a)); }), vop1),
+    decl("v_cvt_f32_i32", u32_1([](uint32_t a) { return bits(float(int32_t(a))); }), vop1),
+    decl("v_cvt_u32_f32", from_f32([](float a) { return cvt_u32(a); }), vop1).srcs(ty::f32),
+    decl("v_cvt_i32_f32", from_f32([](float a) { return uint32_t(cvt_i32(a)); }), vop1).srcs(ty::f32),
+    // D = float(byte N of S0), unsigned.
+    decl("v_cvt_f32_ubyte0", u32_1([](uint32_t a) { return bits(float(a & 0xffu)); }), vop1),
+    decl("v_cvt_f32_ubyte1", u32_1([](uint32_t a) { return bits(float((a >> 8) & 0xffu)); }), vop1),
+    decl("v_cvt_f32_ubyte2", u32_1([](uint32_t a) { return bits(float((a >> 16) & 0xffu)); }), vop1),
+    decl("v_cvt_f32_ubyte3", u32_1([](uint32_t a) { return bits(float(a >> 24)); }), vop1),
+    decl("v_cvt_f32_f16", v_cvt_f32_f16, vop1).srcs(ty::f16),
+    decl("v_cvt_f16_f32", v_cvt_f16_f32, vop1).srcs(ty::f32),
+    decl("v_cvt_f64_u32", to_64([](uint32_t a, uint8_t) { return bits(double(a)); }), vop1),
+    decl("v_cvt_f64_i32", to_64([](uint32_t a, uint8_t) { return bits(double(int32_t(a))); }), vop1),
+    decl("v_cvt_f64_f32", to_64([](uint32_t a, uint8_t m) { return bits(double(f32(mod32(a, m)))); }), vop1).srcs(ty::f32),
+    decl("v_cvt_f32_f64", from_f64([](double a) { return bits(float(a)); }), vop1).srcs(ty::f64),
+    decl("v_cvt_u32_f64", from_f64([](double a) { return cvt_u32(a); }), vop1).srcs(ty::f64),
+    decl("v_cvt_i32_f64", from_f64([](double a) { return uint32_t(cvt_i32(a)); }), vop1).srcs(ty::f64),
+    decl("v_readfirstlane_b32", v_readfirstlane_b32, vop1),
+    // The all-zero word: what pads .text between kernels. Executing it is an illegal-instruction exception; without a
+    // trap handler the dispatch stops.
+    decl("v_illegal", v_illegal, vop1).dsts(0),
+    decl("v_movrels_b32", v_movrels_b32, vop1),
+    decl("v_movreld_b32", v_movreld_b32, vop1),
+    decl("v_movrelsd_b32", v_movrelsd_b32, vop1),
 
-const std::vector<semantic>& table() {
-  static const std::vector<semantic> t = [] {
-    std::vector<semantic> v = {
-        {"v_mov_b32", v_mov_b32, 1}, {"v_not_b32", v_not_b32, 1}, {"v_bfrev_b32", v_bfrev_b32, 1},
-        {"v_ctz_i32_b32", v_ctz_i32_b32, 1}, {"v_clz_i32_u32", v_clz_i32_u32, 1},
-        {"v_add_nc_u32", v_add_nc_u32, 1}, {"v_sub_nc_u32", v_sub_nc_u32, 1},
-        {"v_subrev_nc_u32", v_subrev_nc_u32, 1}, {"v_and_b32", v_and_b32, 1}, {"v_or_b32", v_or_b32, 1},
-        {"v_xor_b32", v_xor_b32, 1}, {"v_xnor_b32", v_xnor_b32, 1}, {"v_lshlrev_b32", v_lshlrev_b32, 1},
-        {"v_lshrrev_b32", v_lshrrev_b32, 1}, {"v_ashrrev_i32", v_ashrrev_i32, 1}, {"v_min_u32", v_min_u32, 1},
-        {"v_max_u32", v_max_u32, 1}, {"v_min_i32", v_min_i32, 1}, {"v_max_i32", v_max_i32, 1},
-        {"v_mul_i32_i24", v_mul_i32_i24, 1}, {"v_mul_hi_i32_i24", v_mul_hi_i32_i24, 1},
-        {"v_mul_u32_u24", v_mul_u32_u24, 1}, {"v_mul_hi_u32_u24", v_mul_hi_u32_u24, 1},
-        {"v_mul_lo_u32", v_mul_lo_u32, 1}, {"v_mul_hi_u32", v_mul_hi_u32, 1}, {"v_mul_hi_i32", v_mul_hi_i32, 1},
-        {"v_bcnt_u32_b32", v_bcnt_u32_b32, 1}, {"v_bfm_b32", v_bfm_b32, 1},
-        {"v_cvt_pk_u16_u32", v_cvt_pk_u16_u32, 1}, {"v_pack_b32_f16", v_pack_b32_f16, 1, {ty::f16, ty::f16}},
-        {"v_bfe_u32", v_bfe_u32, 1}, {"v_bfe_i32", v_bfe_i32, 1}, {"v_bfi_b32", v_bfi_b32, 1},
-        {"v_alignbit_b32", v_alignbit_b32, 1}, {"v_alignbyte_b32", v_alignbyte_b32, 1},
-        {"v_lshl_or_b32", v_lshl_or_b32, 1}, {"v_and_or_b32", v_and_or_b32, 1}, {"v_or3_b32", v_or3_b32, 1},
-        {"v_xor3_b32", v_xor3_b32, 1}, {"v_add3_u32", v_add3_u32, 1}, {"v_lshl_add_u32", v_lshl_add_u32, 1},
-        {"v_add_lshl_u32", v_add_lshl_u32, 1}, {"v_mad_u32_u24", v_mad_u32_u24, 1},
-        {"v_mad_i32_i24", v_mad_i32_i24, 1}, {"v_min3_u32", v_min3_u32, 1}, {"v_max3_u32", v_max3_u32, 1},
-        {"v_min3_i32", v_min3_i32, 1}, {"v_max3_i32", v_max3_i32, 1}, {"v_med3_i32", v_med3_i32, 1},
-        {"v_med3_u32", v_med3_u32, 1}, {"v_perm_b32", v_perm_b32, 1},
-        {"v_mbcnt_lo_u32_b32", v_mbcnt_lo_u32_b32, 1}, {"v_mbcnt_hi_u32_b32", v_mbcnt_hi_u32_b32, 1},
-        {"v_cndmask_b32", v_cndmask_b32, 1},
-        {"v_add_co_u32", add_co<0>, 2}, {"v_sub_co_u32", add_co<1>, 2}, {"v_subrev_co_u32", add_co<2>, 2},
-        {"v_add_co_ci_u32", add_co_ci<0>, 2}, {"v_sub_co_ci_u32", add_co_ci<1>, 2},
-        {"v_subrev_co_ci_u32", add_co_ci<2>, 2},
-        {"v_mad_co_u64_u32", mad_co_64<false>, 2, {ty::b32, ty::b32, ty::b64}},
-        {"v_mad_co_i64_i32", mad_co_64<true>, 2, {ty::b32, ty::b32, ty::b64}},
-        {"v_mad_nc_u64_u32", v_mad_u64_u32_nc, 1, {ty::b32, ty::b32, ty::b64}},
-        {"v_lshlrev_b64", v_lshlrev_b64, 1, {ty::b32, ty::b64}},
-        {"v_lshrrev_b64", v_lshrrev_b64, 1, {ty::b32, ty::b64}},
-        {"v_ashrrev_i64", v_ashrrev_i64, 1, {ty::b32, ty::b64}}, {"v_mov_b64", v_mov_b64, 1, {ty::b64}},
-        {"v_lshlrev_b16", v_lshlrev_b16, 1, {ty::b16, ty::b16}},
-        {"v_lshrrev_b16", v_lshrrev_b16, 1, {ty::b16, ty::b16}},
-        {"v_ashrrev_i16", v_ashrrev_i16, 1, {ty::b16, ty::b16}},
-        {"v_add_nc_u16", v_add_nc_u16, 1, {ty::b16, ty::b16}}, {"v_sub_nc_u16", v_sub_nc_u16, 1, {ty::b16, ty::b16}},
-        {"v_mul_lo_u16", v_mul_lo_u16, 1, {ty::b16, ty::b16}}, {"v_and_b16", v_and_b16, 1, {ty::b16, ty::b16}},
-        {"v_or_b16", v_or_b16, 1, {ty::b16, ty::b16}}, {"v_xor_b16", v_xor_b16, 1, {ty::b16, ty::b16}},
-        {"v_max_u16", v_max_u16, 1, {ty::b16, ty::b16}}, {"v_min_u16", v_min_u16, 1, {ty::b16, ty::b16}},
-        {"v_readfirstlane_b32", v_readfirstlane_b32, 1}, {"v_readlane_b32", v_readlane_b32, 1},
-        {"v_writelane_b32", v_writelane_b32, 1}, {"v_movrels_b32", v_movrels_b32, 1},
-        {"v_movreld_b32", v_movreld_b32, 1}, {"v_movrelsd_b32", v_movrelsd_b32, 1},
-        {"v_add_f32", v_add_f32, 1, {ty::f32, ty::f32}}, {"v_sub_f32", v_sub_f32, 1, {ty::f32, ty::f32}},
-        {"v_subrev_f32", v_subrev_f32, 1, {ty::f32, ty::f32}}, {"v_mul_f32", v_mul_f32, 1, {ty::f32, ty::f32}},
-        {"v_max_num_f32", v_max_num_f32, 1, {ty::f32, ty::f32}},
-        {"v_min_num_f32", v_min_num_f32, 1, {ty::f32, ty::f32}},
-        {"v_ldexp_f32", v_ldexp_f32, 1, {ty::f32, ty::b32}},
-        {"v_fma_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_fmaak_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},  // D = S0 * S1 + K (printed in that order)
-        {"v_fmamk_f32", v_fma_f32, 1, {ty::f32, ty::f32, ty::f32}},  // D = S0 * K + S1 (printed S0, K, S1)
-        {"v_fmac_f32", v_fmac_f32, 1, {ty::f32, ty::f32}},
-        {"v_max3_num_f32", v_max3_num_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_min3_num_f32", v_min3_num_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_rcp_f32", v_rcp_f32, 1, {ty::f32}}, {"v_rcp_iflag_f32", v_rcp_iflag_f32, 1, {ty::f32}},
-        {"v_rsq_f32", v_rsq_f32, 1, {ty::f32}}, {"v_sqrt_f32", v_sqrt_f32, 1, {ty::f32}},
-        {"v_exp_f32", v_exp_f32, 1, {ty::f32}}, {"v_log_f32", v_log_f32, 1, {ty::f32}},
-        {"v_floor_f32", v_floor_f32, 1, {ty::f32}}, {"v_ceil_f32", v_ceil_f32, 1, {ty::f32}},
-        {"v_trunc_f32", v_trunc_f32, 1, {ty::f32}}, {"v_rndne_f32", v_rndne_f32, 1, {ty::f32}},
-        {"v_fract_f32", v_fract_f32, 1, {ty::f32}},
-        {"v_cvt_f32_u32", v_cvt_f32_u32, 1}, {"v_cvt_f32_i32", v_cvt_f32_i32, 1},
-        {"v_cvt_u32_f32", v_cvt_u32_f32, 1, {ty::f32}}, {"v_cvt_i32_f32", v_cvt_i32_f32, 1, {ty::f32}},
-        {"v_cvt_f32_ubyte0", v_cvt_f32_ubyte0, 1}, {"v_cvt_f32_ubyte1", v_cvt_f32_ubyte1, 1},
-        {"v_cvt_f32_ubyte2", v_cvt_f32_ubyte2, 1}, {"v_cvt_f32_ubyte3", v_cvt_f32_ubyte3, 1},
-        {"v_cvt_f32_f16", v_cvt_f32_f16, 1, {ty::f16}}, {"v_cvt_f16_f32", v_cvt_f16_f32, 1, {ty::f32}},
-        {"v_add_f64", v_add_f64, 1, {ty::f64, ty::f64}}, {"v_mul_f64", v_mul_f64, 1, {ty::f64, ty::f64}},
-        {"v_fma_f64", v_fma_f64, 1, {ty::f64, ty::f64, ty::f64}},
-        {"v_ldexp_f64", v_ldexp_f64, 1, {ty::f64, ty::b32}},
-        {"v_cvt_f64_u32", v_cvt_f64_u32, 1}, {"v_cvt_f64_i32", v_cvt_f64_i32, 1},
-        {"v_cvt_f64_f32", v_cvt_f64_f32, 1, {ty::f32}}, {"v_cvt_f32_f64", v_cvt_f32_f64, 1, {ty::f64}},
-        {"v_cvt_u32_f64", v_cvt_u32_f64, 1, {ty::f64}}, {"v_cvt_i32_f64", v_cvt_i32_f64, 1, {ty::f64}},
-        {"v_dot4_i32_iu8", v_dot4_i32_iu8, 1}, {"v_dot4_u32_u8", v_dot4_u32_u8, 1},
-        {"v_max_f32", v_max_f32, 1, {ty::f32, ty::f32}}, {"v_min_f32", v_min_f32, 1, {ty::f32, ty::f32}},
-        {"v_max3_f32", v_max3_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_min3_f32", v_min3_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_s_exp_f32", v_s_exp_f32, 1, {ty::f32}}, {"v_s_log_f32", v_s_log_f32, 1, {ty::f32}},
-        {"v_s_rcp_f32", v_s_rcp_f32, 1, {ty::f32}}, {"v_s_rsq_f32", v_s_rsq_f32, 1, {ty::f32}},
-        {"v_s_sqrt_f32", v_s_sqrt_f32, 1, {ty::f32}},
-        {"v_div_scale_f32", v_div_scale_f32, 2, {ty::f32, ty::f32, ty::f32}},
-        {"v_div_fmas_f32", v_div_fmas_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_div_fixup_f32", v_div_fixup_f32, 1, {ty::f32, ty::f32, ty::f32}},
-        {"v_cmp_class_f32", v_cmp_class_f32<false>, 1, {ty::f32, ty::b32}},
-        {"v_cmpx_class_f32", v_cmp_class_f32<true>, 0, {ty::f32, ty::b32}},
-    };
-    static std::deque<std::string> names;  // the generated VOPC mnemonics (string_views in the table point here)
-    const cmp_type types[] = {
-        {"i16", v_cmp<cty::i16>, v_cmpx<cty::i16>, false, ty::b16}, {"u16", v_cmp<cty::u16>, v_cmpx<cty::u16>, false, ty::b16},
-        {"f16", v_cmp<cty::f16>, v_cmpx<cty::f16>, true, ty::f16},  {"i32", v_cmp<cty::i32>, v_cmpx<cty::i32>, false, ty::b32},
-        {"u32", v_cmp<cty::u32>, v_cmpx<cty::u32>, false, ty::b32}, {"f32", v_cmp<cty::f32>, v_cmpx<cty::f32>, true, ty::f32},
-        {"i64", v_cmp<cty::i64>, v_cmpx<cty::i64>, false, ty::b64}, {"u64", v_cmp<cty::u64>, v_cmpx<cty::u64>, false, ty::b64},
-        {"f64", v_cmp<cty::f64>, v_cmpx<cty::f64>, true, ty::f64},
-    };
-    for (const cmp_type& t : types) {
-      const auto add = [&](const cmp_name& c) {
-        for (bool x : {false, true}) {
-          names.push_back(std::string(x ? "v_cmpx_" : "v_cmp_") + std::string(c.name) + "_" + std::string(t.suffix));
-          v.push_back({names.back(), x ? t.cmpx_fn : t.cmp_fn, uint8_t(x ? 0 : 1), {t.operand, t.operand}, c.kind});
-        }
-      };
-      if (t.is_float)
-        for (const cmp_name& c : float_cmps) add(c);
-      else
-        for (const cmp_name& c : int_cmps) add(c);
-    }
-    return v;
-  }();
-  return t;
-}
+    // ---- 32-bit integer arithmetic and logic ----
+    decl("v_add_nc_u32", u32_2([](uint32_t a, uint32_t b) { return a + b; }), vop2).with(f_vopd),
+    decl("v_sub_nc_u32", u32_2([](uint32_t a, uint32_t b) { return a - b; }), vop2),
+    decl("v_subrev_nc_u32", u32_2([](uint32_t a, uint32_t b) { return b - a; }), vop2),
+    decl("v_and_b32", u32_2([](uint32_t a, uint32_t b) { return a & b; }), vop2).with(f_vopd),
+    decl("v_or_b32", u32_2([](uint32_t a, uint32_t b) { return a | b; }), vop2),
+    decl("v_xor_b32", u32_2([](uint32_t a, uint32_t b) { return a ^ b; }), vop2),
+    decl("v_xnor_b32", u32_2([](uint32_t a, uint32_t b) { return ~(a ^ b); }), vop2),
+    // D = S1 shifted by S0[4:0] (the "rev" forms take the count first).
+    decl("v_lshlrev_b32", shift32<2, 0>([](uint32_t, uint32_t b, uint32_t, uint32_t s) { return b << s; }), vop2).with(f_vopd),
+    decl("v_lshrrev_b32", shift32<2, 0>([](uint32_t, uint32_t b, uint32_t, uint32_t s) { return b >> s; }), vop2),
+    decl("v_ashrrev_i32", shift32<2, 0>([](uint32_t, uint32_t b, uint32_t, uint32_t s) { return uint32_t(int32_t(b) >> s); }), vop2),
+    decl("v_min_u32", u32_2([](uint32_t a, uint32_t b) { return a < b ? a : b; }), vop2),
+    decl("v_max_u32", u32_2([](uint32_t a, uint32_t b) { return a > b ? a : b; }), vop2),
+    decl("v_min_i32", u32_2([](uint32_t a, uint32_t b) { return int32_t(a) < int32_t(b) ? a : b; }), vop2),
+    decl("v_max_i32", u32_2([](uint32_t a, uint32_t b) { return int32_t(a) > int32_t(b) ? a : b; }), vop2),
+    // 24-bit multiplies: the low 24 bits of each source, signed or unsigned; _hi gives bits 63:32 of the product.
+    decl("v_mul_i32_i24", u32_2([](uint32_t a, uint32_t b) { return uint32_t(int64_t(sext24(a)) * sext24(b)); }), vop2),
+    decl("v_mul_hi_i32_i24", u32_2([](uint32_t a, uint32_t b) { return uint32_t(uint64_t(int64_t(sext24(a)) * sext24(b)) >> 32); }), vop2),
+    decl("v_mul_u32_u24", u32_2([](uint32_t a, uint32_t b) { return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)); }), vop2),
+    decl("v_mul_hi_u32_u24", u32_2([](uint32_t a, uint32_t b) { return uint32_t((uint64_t(a & 0xffffffu) * (b & 0xffffffu)) >> 32); }), vop2),
+    decl("v_mul_lo_u32", u32_2([](uint32_t a, uint32_t b) { return a * b; }), vop3),
+    decl("v_mul_hi_u32", u32_2([](uint32_t a, uint32_t b) { return uint32_t((uint64_t(a) * b) >> 32); }), vop3),
+    decl("v_mul_hi_i32", u32_2([](uint32_t a, uint32_t b) { return uint32_t(uint64_t(int64_t(int32_t(a)) * int32_t(b)) >> 32); }), vop3),
+    decl("v_bcnt_u32_b32", u32_2([](uint32_t a, uint32_t b) { return uint32_t(std::popcount(a)) + b; }), vop3),
+    decl("v_bfm_b32", u32_2([](uint32_t a, uint32_t b) { return ((1u << (a & 31)) - 1u) << (b & 31); }), vop3),
+    decl("v_cvt_pk_u16_u32", u32_2([](uint32_t a, uint32_t b) { return (a & 0xffffu) | (b << 16); }), vop3),
+    decl("v_pack_b32_f16", u32_2([](uint32_t a, uint32_t b) { return (a & 0xffffu) | (b << 16); }), vop3).srcs(ty::f16, ty::f16),
+    // Bit-field extract: S1[4:0] offset, S2[4:0] width, zero- or sign-extended.
+    decl("v_bfe_u32", u32_3([](uint32_t a, uint32_t b, uint32_t c) {
+           const unsigned off = b & 31, wd = c & 31;
+           return wd == 0 ? 0u : (a >> off) & ((wd == 32 ? 0u : (1u << wd)) - 1u);
+         }), vop3),
+    decl("v_bfe_i32", u32_3([](uint32_t a, uint32_t b, uint32_t c) {
+           const unsigned off = b & 31, wd = c & 31;
+           if (wd == 0) return 0u;
+           const unsigned sh = 32 - wd;
+           return uint32_t(int32_t((a >> off) << sh) >> sh);
+         }), vop3),
+    decl("v_bfi_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (~a & c); }), vop3),
+    // D = ({S0, S1} >> S2[4:0]) and >> 8 * S2[1:0].
+    decl("v_alignbit_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)); }), vop3),
+    decl("v_alignbyte_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))); }), vop3),
+    decl("v_lshl_or_b32", shift32<3, 1>([](uint32_t a, uint32_t, uint32_t c, uint32_t s) { return (a << s) | c; }), vop3),
+    decl("v_and_or_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return (a & b) | c; }), vop3),
+    decl("v_or3_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return a | b | c; }), vop3),
+    decl("v_xor3_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return a ^ b ^ c; }), vop3),
+    decl("v_add3_u32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return a + b + c; }), vop3),
+    decl("v_lshl_add_u32", shift32<3, 1>([](uint32_t a, uint32_t, uint32_t c, uint32_t s) { return (a << s) + c; }), vop3),
+    decl("v_add_lshl_u32", shift32<3, 2>([](uint32_t a, uint32_t b, uint32_t, uint32_t s) { return (a + b) << s; }), vop3),
+    decl("v_mad_u32_u24", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(uint64_t(a & 0xffffffu) * (b & 0xffffffu)) + c; }), vop3),
+    decl("v_mad_i32_i24", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(int64_t(sext24(a)) * sext24(b)) + c; }), vop3),
+    decl("v_min3_u32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return std::min({a, b, c}); }), vop3),
+    decl("v_max3_u32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return std::max({a, b, c}); }), vop3),
+    decl("v_min3_i32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})); }), vop3),
+    decl("v_max3_i32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})); }), vop3),
+    // The median of three.
+    decl("v_med3_i32", u32_3([](uint32_t a, uint32_t b, uint32_t c) {
+           const int32_t x = int32_t(a), y = int32_t(b), z = int32_t(c);
+           return uint32_t(std::max(std::min(x, y), std::min(std::max(x, y), z)));
+         }), vop3),
+    decl("v_med3_u32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }), vop3),
+    decl("v_perm_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return perm(a, b, c); }), vop3),
+    decl("v_mbcnt_lo_u32_b32", v_mbcnt_lo_u32_b32, vop3),
+    decl("v_mbcnt_hi_u32_b32", v_mbcnt_hi_u32_b32, vop3),
+    decl("v_cndmask_b32", v_cndmask_b32, vop2).with(f_vopd | f_vopd_reads_vcc | f_bit_modifiers),
+    decl("v_add_co_u32", add_co<k_add>, vop3).dsts(2),
+    decl("v_sub_co_u32", add_co<k_sub>, vop3).dsts(2),
+    decl("v_subrev_co_u32", add_co<k_subrev>, vop3).dsts(2),
+    decl("v_add_co_ci_u32", add_co_ci<k_add>, vop2).dsts(2),
+    decl("v_sub_co_ci_u32", add_co_ci<k_sub>, vop2).dsts(2),
+    decl("v_subrev_co_ci_u32", add_co_ci<k_subrev>, vop2).dsts(2),
+    decl("v_mad_co_u64_u32", mad_co_64<false>, vop3).dsts(2).srcs(ty::b32, ty::b32, ty::b64).gfx11("v_mad_u64_u32"),
+    decl("v_mad_co_i64_i32", mad_co_64<true>, vop3).dsts(2).srcs(ty::b32, ty::b32, ty::b64).gfx11("v_mad_i64_i32"),
+    // 64-bit shifts: D = S1 (64-bit) shifted by S0[5:0].
+    decl("v_lshlrev_b64", shift64([](uint64_t v, uint32_t s) { return v << s; }), vop2).srcs(ty::b32, ty::b64).rdna3(vop3),
+    decl("v_lshrrev_b64", shift64([](uint64_t v, uint32_t s) { return v >> s; }), vop3).srcs(ty::b32, ty::b64),
+    decl("v_ashrrev_i64", shift64([](uint64_t v, uint32_t s) { return uint64_t(int64_t(v) >> s); }), vop3).srcs(ty::b32, ty::b64),
+
+    // ---- 16-bit integer (low halves) ----
+    decl("v_lshlrev_b16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(b << (a & 15)); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_lshrrev_b16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(b >> (a & 15)); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_ashrrev_i16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(int16_t(b) >> (a & 15)); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_add_nc_u16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a + b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_sub_nc_u16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a - b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_mul_lo_u16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a * b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_and_b16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a & b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_or_b16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a | b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_xor_b16", u16_2([](uint16_t a, uint16_t b) { return uint16_t(a ^ b); }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_max_u16", u16_2([](uint16_t a, uint16_t b) { return a > b ? a : b; }), vop3).srcs(ty::b16, ty::b16),
+    decl("v_min_u16", u16_2([](uint16_t a, uint16_t b) { return a < b ? a : b; }), vop3).srcs(ty::b16, ty::b16),
+
+    // ---- cross-lane ----
+    decl("v_readlane_b32", v_readlane_b32, vop3),
+    decl("v_writelane_b32", v_writelane_b32, vop3),
+
+    // ---- f32 ----
+    decl("v_add_f32", f32_2([](float a, float b) { return a + b; }), vop2).srcs(ty::f32, ty::f32).with(f_vopd),
+    decl("v_sub_f32", f32_2([](float a, float b) { return a - b; }), vop2).srcs(ty::f32, ty::f32).with(f_vopd),
+    decl("v_subrev_f32", f32_2([](float a, float b) { return b - a; }), vop2).srcs(ty::f32, ty::f32).with(f_vopd),
+    decl("v_mul_f32", f32_2([](float a, float b) { return a * b; }), vop2).srcs(ty::f32, ty::f32).with(f_vopd),
+    decl("v_max_num_f32", f32_2([](float a, float b) { return max_num(a, b); }), vop2).srcs(ty::f32, ty::f32).with(f_vopd).only(on_gfx12),
+    decl("v_min_num_f32", f32_2([](float a, float b) { return min_num(a, b); }), vop2).srcs(ty::f32, ty::f32).with(f_vopd).only(on_gfx12),
+    decl("v_max_f32", f32_bits_2([](uint32_t a, uint32_t b) { return ieee_max_min(a, b, true); }), vop2).srcs(ty::f32, ty::f32).with(f_vopd).only(on_gfx11),
+    decl("v_min_f32", f32_bits_2([](uint32_t a, uint32_t b) { return ieee_max_min(a, b, false); }), vop2).srcs(ty::f32, ty::f32).with(f_vopd).only(on_gfx11),
+    // V_MAX3_F32 / V_MIN3_F32: v_max_f32 (v_min_f32) twice.
+    decl("v_max3_f32", f32_bits_3([](uint32_t a, uint32_t b, uint32_t c) { return ieee_max_min(ieee_max_min(a, b, true), c, true); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx11),
+    decl("v_min3_f32", f32_bits_3([](uint32_t a, uint32_t b, uint32_t c) { return ieee_max_min(ieee_max_min(a, b, false), c, false); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx11),
+    decl("v_max3_num_f32", f32_3([](float a, float b, float c) { return max_num(max_num(a, b), c); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx12),
+    decl("v_min3_num_f32", f32_3([](float a, float b, float c) { return min_num(min_num(a, b), c); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx12),
+    decl("v_ldexp_f32", v_ldexp_f32, vop3).srcs(ty::f32, ty::b32),
+    decl("v_fma_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop3).srcs(ty::f32, ty::f32, ty::f32),
+    // D = S0 * S1 + K (printed S0, S1, K) and D = S0 * K + S1 (printed S0, K, S1): an fma of the printed operands in
+    // their printed order either way.
+    decl("v_fmaak_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop2).srcs(ty::f32, ty::f32, ty::f32).with(f_vopd),
+    decl("v_fmamk_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop2).srcs(ty::f32, ty::f32, ty::f32).with(f_vopd),
+    decl("v_fmac_f32", v_fmac_f32, vop2).srcs(ty::f32, ty::f32).with(f_vopd),
+    // Approximate transcendental ops. The guides state their accuracy (VOP1 opcode notes: v_rcp_f32, v_rsq_f32,
+    // v_sqrt_f32, v_exp_f32, v_log_f32 "1 ULP"). The model returns the exact function of the input computed in binary64
+    // and rounded once to binary32: that is within 0.5 ULP plus the binary64 error (< 2^-29 ULP), inside the stated
+    // 1 ULP, so any result the compiled code derives is one the hardware may also produce. (Code that needs an exact
+    // result, such as the unsigned division expansion around v_rcp_iflag_f32, refines the estimate itself.)
+    decl("v_rcp_f32", f32_1([](float a) { return float(1.0 / double(a)); }), vop1).srcs(ty::f32),
+    decl("v_rcp_iflag_f32", f32_1([](float a) { return float(1.0 / double(a)); }), vop1).srcs(ty::f32),
+    decl("v_rsq_f32", f32_1([](float a) { return float(1.0 / std::sqrt(double(a))); }), vop1).srcs(ty::f32),
+    decl("v_sqrt_f32", f32_1([](float a) { return std::sqrt(a); }), vop1).srcs(ty::f32),
+    decl("v_exp_f32", f32_1([](float a) { return float(std::exp2(double(a))); }), vop1).srcs(ty::f32),
+    decl("v_log_f32", f32_1([](float a) { return float(std::log2(double(a))); }), vop1).srcs(ty::f32),
+    decl("v_floor_f32", f32_1([](float a) { return std::floor(a); }), vop1).srcs(ty::f32),
+    decl("v_ceil_f32", f32_1([](float a) { return std::ceil(a); }), vop1).srcs(ty::f32),
+    decl("v_trunc_f32", f32_1([](float a) { return std::trunc(a); }), vop1).srcs(ty::f32),
+    decl("v_rndne_f32", f32_1([](float a) { return std::nearbyint(a); }), vop1).srcs(ty::f32),
+    decl("v_fract_f32", f32_1([](float a) { return a - std::floor(a); }), vop1).srcs(ty::f32),
+    decl("v_s_exp_f32", pseudo_scalar([](float a) { return float(std::exp2(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_log_f32", pseudo_scalar([](float a) { return float(std::log2(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_rcp_f32", pseudo_scalar([](float a) { return float(1.0 / double(a)); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_rsq_f32", pseudo_scalar([](float a) { return float(1.0 / std::sqrt(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_sqrt_f32", pseudo_scalar([](float a) { return std::sqrt(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_div_scale_f32", v_div_scale_f32, vop3).dsts(2).srcs(ty::f32, ty::f32, ty::f32),
+    decl("v_div_fmas_f32", v_div_fmas_f32, vop3).srcs(ty::f32, ty::f32, ty::f32),
+    decl("v_div_fixup_f32", v_div_fixup_f32, vop3).srcs(ty::f32, ty::f32, ty::f32),
+    decl("v_cmp_class_f32", v_cmp_class_f32<false>, vopc).srcs(ty::f32, ty::b32),
+    decl("v_cmpx_class_f32", v_cmp_class_f32<true>, vopc).dsts(0).srcs(ty::f32, ty::b32),
+
+    // ---- f64 ----
+    decl("v_add_f64", f64_2([](double a, double b) { return a + b; }), vop2).srcs(ty::f64, ty::f64).rdna3(vop3),
+    decl("v_mul_f64", f64_2([](double a, double b) { return a * b; }), vop2).srcs(ty::f64, ty::f64).rdna3(vop3),
+    decl("v_fma_f64", f64_3([](double a, double b, double c) { return std::fma(a, b, c); }), vop3).srcs(ty::f64, ty::f64, ty::f64),
+    decl("v_ldexp_f64", v_ldexp_f64, vop3).srcs(ty::f64, ty::b32),
+
+    // ---- dot products (VOP3P) ----
+    // Packed f16 (VOP3P; RDNA3 §7.5 / RDNA4 §7.7 "Packed Math"): per half, the correctly rounded binary16 result.
+    // The host computes a binary16 operation in binary32 and rounds that to binary16: a product of two binary16
+    // values is exact in binary32, and for sums binary32's 24 bits are enough for the second rounding to give the
+    // correctly rounded binary16 (24 >= 2 * 11 + 2).
+    decl("v_pk_mul_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a * b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
+    decl("v_pk_add_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a + b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
+    decl("v_dot4_i32_iu8", v_dot4_i32_iu8, vop3p),
+    decl("v_dot4_u32_u8", v_dot4_u32_u8, vop3p),
+
+    // ---- VOPC ----
+    TP_VOPC_TYPES(TP_VOPC_ROWS)
+    TP_VOPC_GFX11_CONSTANT_TYPES(TP_VOPC_GFX11_ROWS)
+};
+#undef TP_VOPC_GFX11_ROWS
+#undef TP_VOPC_GFX11_CONSTANT_TYPES
+#undef TP_VOPC_ROWS
+#undef TP_VOPC_TYPES
+#undef TP_VOPC_FLOAT_KINDS
+#undef TP_VOPC_INT_KINDS
 
 }  // namespace
 
-std::span<const semantic> valu_semantics() { return table(); }
+std::span<const instruction> valu_instructions() { return table; }
 
-// VOPD (RDNA4 ISA guide §7.6 "Dual issue VALU"): both halves read their sources before either writes. Each half
-// writes into its own scratch row first, then both rows are copied to the real destinations under EXEC.
-void exec_vopd(wave& w, const op& o) {
-  const op& x = w.prog->vopd_halves[o.vopd_x];
-  const op& y = w.prog->vopd_halves[o.vopd_y];
-  op xt = x, yt = y;
-  // fmac reads its destination: give the scratch row the old value first.
-  std::memcpy(w.v[vopd_temp_x], w.v[x.dst[0].reg], sizeof w.v[0]);
-  std::memcpy(w.v[vopd_temp_y], w.v[y.dst[0].reg], sizeof w.v[0]);
-  xt.dst[0].reg = vopd_temp_x;
-  yt.dst[0].reg = vopd_temp_y;
-  x.exec(w, xt);
-  y.exec(w, yt);
-  std::memcpy(w.v[x.dst[0].reg], w.v[vopd_temp_x], sizeof w.v[0]);
-  std::memcpy(w.v[y.dst[0].reg], w.v[vopd_temp_y], sizeof w.v[0]);
-}
+TP_SIM_HOST_CODE_END
 
-}  // namespace tp::amdgpu_sim::machine
+}  // namespace tp::amdgpu_sim::machine::TP_SIM_HOST_LEVEL

@@ -6,10 +6,12 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/plugin.h"
 #include "simt/amdgpu_sim/machine/program.h"
 
 namespace tp::amdgpu_sim::machine {
@@ -24,20 +26,13 @@ inline constexpr auto lane_bits = [] {
   return b;
 }();
 
-// Flat-address apertures (RDNA4 ISA guide §10.1 "Flat memory instructions": an address whose high 32 bits equal
-// src_shared_base / src_private_base goes to LDS / scratch). The values are ours; the compiled code reads them from
-// src_shared_base / src_private_base and never hard-codes them. They sit far above any address the runtime hands out.
+// Flat-address apertures (RDNA3 §11.2 "Addressing": an address whose high 32 bits equal src_shared_base /
+// src_private_base goes to LDS / scratch). The values are ours; the compiled code reads them from src_shared_base /
+// src_private_base and never hard-codes them. They sit far above any address the runtime hands out.
 inline constexpr uint32_t shared_aperture_hi = 0x00010000u;
 inline constexpr uint32_t private_aperture_hi = 0x00020000u;
 
 struct workgroup;
-
-// Called by the LDS handlers for every lane's access (the LDS race detector, lds_race_detector.h, is the one
-// implementation). With an observer set, the DS fast paths are off: every lane's access is reported.
-struct memory_observer {
-  virtual ~memory_observer() = default;
-  virtual void lds_access(const wave& w, const op& o, uint32_t addr, uint32_t bytes, bool write) {}
-};
 
 struct wave {
   // VGPRs register-major: v[r][lane], so a wave-wide operation over one register is a contiguous 32-word loop.
@@ -53,6 +48,7 @@ struct wave {
   uint32_t barrier_gen = 0;      // the workgroup's barrier generation when this wave last signalled
   std::vector<uint8_t> scratch;  // per-lane private memory: lane l owns [l*private_bytes, (l+1)*private_bytes)
   uint32_t private_bytes = 0;
+  plugin_slots plugin_state{};   // one slot per attached plugin (plugin::slot()), for the state it keeps per wave
 
   uint32_t exec() const { return s[sreg::exec_lo]; }
   bool lane_on(unsigned l) const { return (s[sreg::exec_lo] >> l) & 1u; }
@@ -62,13 +58,24 @@ struct wave {
 
 struct workgroup {
   std::vector<uint8_t> lds;
-  global_memory* mem = nullptr;
   const std::string* kernel_name = nullptr;
+  uint32_t linear_id = 0;   // x fastest
   unsigned waves = 0;
-  unsigned live = 0;        // waves not yet at s_endpgm (ended waves leave the barrier, RDNA4 ISA guide §4.6)
+  unsigned live = 0;        // waves not yet at s_endpgm (ended waves leave the barrier, RDNA4 §5.6.1 "Barrier State")
   unsigned arrived = 0;     // waves that signalled the current barrier
   uint32_t generation = 0;  // barriers completed
-  memory_observer* observer = nullptr;
+  std::span<plugin* const> plugins;  // the dispatch's
+
+  // The barrier completes: every live wave has signalled (or ended).
+  void complete_barrier() {
+    arrived = 0;
+    ++generation;
+    for (plugin* p : plugins) p->barrier_resolved(*this);
+  }
+  // Tells the plugins about the accesses an instruction is about to make (nothing to do without plugins).
+  void observe(const wave& w, const op& o, const memory_access& a) const {
+    for (plugin* p : plugins) p->memory(w, o, a);
+  }
 };
 
 // Wave-wide operand access: the value of operand `o` (dword `dw` of its range) for lane l is p[l * stride]. A VGPR
@@ -93,7 +100,8 @@ inline uint64_t read64(const wave& w, const operand& o, unsigned lane) {
 
 inline uint32_t* vdst(wave& w, const operand& o, unsigned dw = 0) { return &w.v[o.reg + dw][0]; }
 
-// Float source modifiers act on the sign bit (RDNA4 ISA guide §7.4): abs clears it, neg flips it after abs.
+// Float source modifiers act on the sign bit (RDNA4 §7.2.2.1 "Input Operand Modifiers"): abs clears it, neg flips it
+// after abs.
 inline uint32_t mod32(uint32_t x, uint8_t m) {
   if (m & mod_abs) x &= 0x7fffffffu;
   if (m & mod_neg) x ^= 0x80000000u;

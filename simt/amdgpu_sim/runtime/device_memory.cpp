@@ -1,4 +1,5 @@
 #include "simt/amdgpu_sim/runtime/device_memory.h"
+#include "simt/amdgpu_sim/format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,11 +11,6 @@ namespace tp::amdgpu_sim {
 namespace {
 constexpr std::size_t freed_kept = 64;
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 std::string range(uint64_t base, std::size_t size) {
   return "[" + hex(base) + ", " + hex(base + size) + ") (" + std::to_string(size) + " bytes)";
 }

@@ -1,6 +1,7 @@
 // The simulated device's global memory: every hipMalloc is an allocation of host memory whose address is the device
 // pointer handed out, so the machine reaches it without translation. What the hardware cannot give, the simulator
-// checks cheaply on every access the machine makes (global_memory::load/store):
+// checks cheaply on every access the machine makes (load/store here, called by the global_checks plugin of every
+// launch, global_checks.h):
 //   - bounds: an access outside every live allocation stops the launch (sim_error naming the address, the size and
 //     the nearest allocation, and saying so when it hits memory freed earlier);
 //   - written bytes: one flag per byte, set by host copies, memsets and kernel stores. A kernel load of bytes no one
@@ -28,12 +29,12 @@ struct unwritten_loads {
 };
 inline constexpr std::size_t unwritten_sites_kept = 4;
 
-class device_memory final : public global_memory {
+class device_memory final {
  public:
   device_memory() = default;
   device_memory(const device_memory&) = delete;
   device_memory& operator=(const device_memory&) = delete;
-  ~device_memory() override;
+  ~device_memory();
 
   // A new allocation of `bytes` (at least 1), aligned to `align` (a power of two, at least 256 as HIP's), all bytes
   // never written. Returns its device address; 0 when the host is out of memory.
@@ -53,9 +54,14 @@ class device_memory final : public global_memory {
   // Device-to-device copy within or between live allocations; the destination's written flags are the source's.
   void copy(uint64_t dst, uint64_t src, std::size_t bytes);
 
-  uint8_t* load(uint64_t addr, uint32_t bytes) override;
-  uint8_t* store(uint64_t addr, uint32_t bytes) override;
-  uint8_t* plain_range(uint64_t lo, uint64_t end) override;
+  // A kernel's access: the host pointer for [addr, addr+bytes), or throw sim_error naming the access (outside every
+  // allocation / in memory freed earlier). A load counts never-written bytes; a store marks its bytes written.
+  uint8_t* load(uint64_t addr, uint32_t bytes);
+  uint8_t* store(uint64_t addr, uint32_t bytes);
+  // A whole wave's accesses at once: the host pointer of `lo` when [lo, end) lies inside one live allocation and
+  // load/store of any part of it would change nothing but return the pointer (no bookkeeping due: every byte of the
+  // allocation already written); nullptr otherwise (the caller then goes access by access through load/store).
+  uint8_t* plain_range(uint64_t lo, uint64_t end);
 
   // The unwritten loads counted since the last take, over all allocations, then reset.
   unwritten_loads take_unwritten_loads();

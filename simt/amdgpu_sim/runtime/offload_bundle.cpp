@@ -1,4 +1,5 @@
 #include "simt/amdgpu_sim/runtime/offload_bundle.h"
+#include "simt/amdgpu_sim/format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,11 +19,6 @@ constexpr uint64_t max_entries = 256;
 constexpr uint64_t max_id_length = 1024;
 constexpr uint64_t max_bundle_bytes = uint64_t(1) << 32;
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // Reads the header sequentially; `limit` is the number of readable bytes (the bundle size when known).
 class header_reader {

@@ -1,6 +1,10 @@
 #include "simt/amdgpu_sim/runtime/simulator.h"
+#include "simt/amdgpu_sim/format.h"
+#include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
+#include "simt/amdgpu_sim/runtime/global_checks.h"
 
 #include <chrono>
+#include <optional>
 
 #include <cstdio>
 #include <cstring>
@@ -8,20 +12,10 @@
 
 namespace tp::amdgpu_sim {
 namespace {
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
-}
-// machine.h's dispatch gained dispatch_packet_address later than the rest: set it where the header has it.
-template <class D>
-void set_dispatch_packet(D& d, uint64_t address) {
-  if constexpr (requires { d.dispatch_packet_address; }) d.dispatch_packet_address = address;
 }
 }  // namespace
 
@@ -89,13 +83,14 @@ void simulator::load(fatbin& f) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     f.loaded = load_code_object(f.code);
+    if (!executed_dir_.empty()) f.executed = std::make_unique<machine::executed_mnemonics>(*f.loaded);
   } catch (const std::exception& e) {  // sim_error, or the host out of memory: either is the launch's error
     f.load_error = e.what();
   }
   load_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-code_object& simulator::code_of(fatbin& f, const std::string& kernel) {
+simulator::fatbin& simulator::loaded_fatbin(fatbin& f, const std::string& kernel) {
   if (!f.bundle_error.empty())
     throw sim_api_error(sim_status::no_binary_for_gpu, "kernel " + kernel + ": its fat binary is unusable: " +
                                                            f.bundle_error);
@@ -106,7 +101,7 @@ code_object& simulator::code_of(fatbin& f, const std::string& kernel) {
   if (!f.load_error.empty())
     throw sim_api_error(sim_status::launch_failure, "kernel " + kernel + ": loading the " + arch_ +
                                                         " code object: " + f.load_error);
-  return *f.loaded;
+  return f;
 }
 
 void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** args, std::size_t dynamic_lds) {
@@ -115,7 +110,8 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
     throw sim_api_error(sim_status::invalid_device_function,
                         "launch of " + hex(reinterpret_cast<uint64_t>(host_stub)) + ": no kernel registered there");
   const std::string& name = fn->second.name;
-  code_object& co = code_of(*fn->second.bin, name);
+  fatbin& bin = loaded_fatbin(*fn->second.bin, name);
+  code_object& co = *bin.loaded;
   const kernel_info* k = co.find(name);
   if (!k)
     throw sim_api_error(sim_status::invalid_device_function,
@@ -159,7 +155,7 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   }
   memory_.host_write(packet_addr, packet.data(), packet.size());
   dispatch d;
-  set_dispatch_packet(d, packet_addr);
+  d.dispatch_packet_address = packet_addr;
   d.kernel = name;
   d.grid_blocks = grid;
   d.block_threads = block;
@@ -168,12 +164,20 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   d.kernarg = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(seg), kernarg.size());
   d.schedule = schedule_;
   d.schedule_seed = schedule_seed_;
+  // The plugins of this launch: the checks of global memory always, the rest where asked for.
+  global_checks checks(memory_);
   lds_hazard_report found;
-  if (detect_lds_races_) d.lds_hazards = &found;
+  std::optional<machine::lds_race_detector> races;
+  d.plugins.push_back(&checks);
+  if (detect_lds_races_) d.plugins.push_back(&races.emplace(co, found));
+  if (bin.executed) d.plugins.push_back(bin.executed.get());
+  d.plugins.insert(d.plugins.end(), extra_plugins_.begin(), extra_plugins_.end());
   (void)memory_.take_unwritten_loads();
   try {
-    co.run(d, memory_);
+    co.run(d);
+    record_executed(bin);
   } catch (const sim_error& e) {
+    record_executed(bin);
     memory_.free(seg);
     memory_.free(packet_addr);
     // The machine names the kernel and PC of what it stopped on; a fault raised by the memory checks may not.
@@ -193,7 +197,7 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   if (u.loads) {
     last_warning_ = "tileprobe simulator: warning: kernel " + name + " made " + std::to_string(u.loads) +
                     " global loads of bytes no one wrote (first at";
-    for (uint64_t a : u.first) last_warning_ += " " + hex(a);
+    for (uint64_t a : u.first) (last_warning_ += ' ') += hex(a);
     last_warning_ += ")";
     // Every launch's warning would drown a fuzz loop's output: the first few, then one line saying more exist.
     if (++warnings_ <= warnings_printed)
@@ -203,6 +207,10 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   } else {
     last_warning_.clear();
   }
+}
+
+void simulator::record_executed(fatbin& f) {
+  if (f.executed && f.executed->take_news()) f.executed->write(executed_dir_);
 }
 
 }  // namespace tp::amdgpu_sim

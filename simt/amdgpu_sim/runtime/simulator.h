@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/plugins/executed_mnemonics.h"
 #include "simt/amdgpu_sim/runtime/device_memory.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
 #include "simt/amdgpu_sim/runtime/offload_bundle.h"
@@ -75,6 +76,10 @@ class simulator {
     detect_lds_races_ = detect_lds_races;
   }
   lds_hazard_report take_lds_hazards() { return std::exchange(hazards_, {}); }
+  // Further plugins (machine/plugin.h) attached to every later launch, after the simulator's own (the global memory
+  // checks, the LDS race detector when set_schedule asks for it, the executed-instruction record when
+  // TILEPROBE_SIM_EXECUTED_DIR names a folder). The caller keeps them alive; an empty list detaches them.
+  void set_plugins(std::vector<machine::plugin*> plugins) { extra_plugins_ = std::move(plugins); }
 
   // For dynamic LDS above 48 KiB (hipFuncSetAttribute): whether the stub is a registered kernel.
   bool knows(const void* host_stub) const { return functions_.count(host_stub) != 0; }
@@ -89,13 +94,15 @@ class simulator {
     std::vector<std::string> ids;        // the bundle's entry IDs, for "no code object" messages
     std::unique_ptr<code_object> loaded; // at the first launch
     std::string load_error;              // decoding failed: reported at every launch of its kernels
+    std::unique_ptr<machine::executed_mnemonics> executed;  // where TILEPROBE_SIM_EXECUTED_DIR asks for it
   };
   struct function {
     fatbin* bin;
     std::string name;
   };
   void load(fatbin& f);
-  code_object& code_of(fatbin& f, const std::string& kernel);
+  fatbin& loaded_fatbin(fatbin& f, const std::string& kernel);  // loaded at its first launch; throws sim_api_error
+  void record_executed(fatbin& f);  // rewrites its executed-instruction file when something ran for the first time
 
   std::string arch_;
   device_limits limits_;
@@ -107,6 +114,8 @@ class simulator {
   uint64_t schedule_seed_ = 0;
   bool detect_lds_races_ = false;
   lds_hazard_report hazards_;
+  std::vector<machine::plugin*> extra_plugins_;
+  std::string executed_dir_ = machine::executed_mnemonics::directory();
   std::string last_warning_;
   static constexpr unsigned warnings_printed = 3;
   unsigned warnings_ = 0;

@@ -1,18 +1,26 @@
-// Test-side stand-ins for the runtime half: a global_memory over a few host allocations (out-of-bounds and
-// never-written reads throw, as the runtime's checks do) and a launcher that fills the kernarg segment from the
-// code object's metadata, hidden arguments included.
+// Test-side stand-ins for the runtime half: a global memory of a few host allocations, whose checks (out-of-bounds and
+// never-written reads throw, as the runtime's checks stop or count them) are a plugin on the machine, and a launcher
+// that fills the kernarg segment from the code object's metadata, hidden arguments included. Where
+// TILEPROBE_SIM_EXECUTED_DIR names a folder, the code objects loaded through load() record which instructions ran, for
+// the coverage audit (simt/amdgpu_sim/audit).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/plugin.h"
+#include "simt/amdgpu_sim/machine/plugins/executed_mnemonics.h"
+#include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
 
 namespace tp::amdgpu_sim::test {
 
@@ -22,69 +30,91 @@ inline std::vector<uint8_t> read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-class test_memory final : public global_memory {
+// The machine addresses global memory by host address (machine.h): each allocation is host memory at the address
+// handed out.
+class test_memory final : public machine::plugin {
  public:
-  // A new allocation, 256-byte aligned and separated from its neighbours by an unmapped gap.
   uint64_t alloc(std::size_t bytes) {
-    const uint64_t base = next_;
-    next_ += (bytes + 4096 + 255) & ~uint64_t(255);
-    auto& a = allocs_[base];
-    a.bytes.assign(bytes, 0);
-    a.written.assign(bytes, false);
+    auto a = std::make_unique<alloc_t>();
+    a->bytes.reset(new uint8_t[bytes + 256]());
+    a->size = bytes;
+    a->written.assign(bytes, false);
+    const uint64_t base = (reinterpret_cast<uint64_t>(a->bytes.get()) + 255) & ~uint64_t(255);
+    allocs_[base] = std::move(a);
     return base;
   }
   template <class T>
   uint64_t upload(const std::vector<T>& v) {
     const uint64_t at = alloc(v.size() * sizeof(T));
-    std::memcpy(find(at, v.size() * sizeof(T)).bytes.data(), v.data(), v.size() * sizeof(T));
-    auto& a = allocs_.at(at);
+    std::memcpy(reinterpret_cast<void*>(at), v.data(), v.size() * sizeof(T));
+    auto& a = *allocs_.at(at);
     a.written.assign(a.written.size(), true);
     return at;
   }
   template <class T>
   std::vector<T> download(uint64_t at, std::size_t n) {
     std::vector<T> v(n);
-    auto& a = allocs_.at(at);
-    std::memcpy(v.data(), a.bytes.data(), n * sizeof(T));
+    (void)allocs_.at(at);
+    std::memcpy(v.data(), reinterpret_cast<const void*>(at), n * sizeof(T));
     return v;
   }
-  uint8_t* load(uint64_t addr, uint32_t bytes) override {
-    alloc_t& a = find(addr, bytes);
-    const std::size_t off = addr - base_of(addr);
-    for (uint32_t i = 0; i < bytes; ++i)
-      if (!a.written[off + i]) throw sim_error("read of never-written global memory at " + std::to_string(addr));
-    return a.bytes.data() + off;
-  }
-  uint8_t* store(uint64_t addr, uint32_t bytes) override {
-    alloc_t& a = find(addr, bytes);
-    const std::size_t off = addr - base_of(addr);
-    for (uint32_t i = 0; i < bytes; ++i) a.written[off + i] = true;
-    return a.bytes.data() + off;
+  // The checks, before each global access of a wave (lane by lane, ascending).
+  void memory(const machine::wave&, const machine::op&, const machine::memory_access& a) override {
+    if (a.space != machine::memory_space::global) return;
+    for (uint32_t m = a.lanes; m; m &= m - 1) {
+      const uint64_t addr = a.address[std::countr_zero(m)];
+      auto& [base, al] = find(addr, a.bytes);
+      for (uint32_t i = 0; i < a.bytes; ++i) {
+        if (!a.write && !al->written[addr - base + i])
+          throw sim_error("read of never-written global memory at " + std::to_string(addr));
+        if (a.write) al->written[addr - base + i] = true;
+      }
+    }
   }
 
  private:
   struct alloc_t {
-    std::vector<uint8_t> bytes;
+    std::unique_ptr<uint8_t[]> bytes;
+    std::size_t size = 0;
     std::vector<bool> written;
   };
-  uint64_t base_of(uint64_t addr) const { return std::prev(allocs_.upper_bound(addr))->first; }
-  alloc_t& find(uint64_t addr, uint64_t bytes) {
+  std::pair<const uint64_t, std::unique_ptr<alloc_t>>& find(uint64_t addr, uint64_t bytes) {
     auto it = allocs_.upper_bound(addr);
     if (it == allocs_.begin()) throw sim_error("global access out of bounds at " + std::to_string(addr));
     --it;
-    if (addr + bytes > it->first + it->second.bytes.size())
+    if (addr + bytes > it->first + it->second->size)
       throw sim_error("global access out of bounds at " + std::to_string(addr));
-    return it->second;
+    return *it;
   }
-  std::map<uint64_t, alloc_t> allocs_;
-  uint64_t next_ = 0x7f0000000000ull;
+  std::map<uint64_t, std::unique_ptr<alloc_t>> allocs_;
 };
 
+// The executed-instruction records of the code objects load() returned, while they live.
+inline std::map<const code_object*, std::unique_ptr<machine::executed_mnemonics>>& recorders() {
+  static std::map<const code_object*, std::unique_ptr<machine::executed_mnemonics>> r;
+  return r;
+}
+struct forget_record {
+  void operator()(code_object* co) const {
+    recorders().erase(co);
+    delete co;
+  }
+};
+using loaded_object = std::unique_ptr<code_object, forget_record>;
+inline loaded_object load(const std::vector<uint8_t>& elf) {
+  loaded_object co(load_code_object(elf).release());
+  if (const std::string dir = machine::executed_mnemonics::directory(); !dir.empty())
+    recorders()[co.get()] = std::make_unique<machine::executed_mnemonics>(*co);
+  return co;
+}
+
 // Explicit arguments in order (pointers and scalars as up to 8 little-endian bytes); hidden ones from the launch.
+// memory_checks false leaves test_memory's plugin off (accesses go unchecked); `extra` is one more plugin.
 inline void launch(code_object& co, test_memory& mem, const std::string& kernel, dim3u grid, dim3u block,
                    const std::vector<uint64_t>& args, uint32_t dynamic_lds = 0,
                    wave_schedule schedule = wave_schedule::adversarial, uint64_t schedule_seed = 0,
-                   lds_hazard_report* hazards = nullptr) {
+                   lds_hazard_report* hazards = nullptr, bool memory_checks = true,
+                   machine::plugin* extra = nullptr) {
   const kernel_info* k = co.find(kernel);
   if (!k) throw std::runtime_error("no kernel " + kernel);
   std::vector<uint8_t> seg(k->kernarg_size, 0);
@@ -124,8 +154,24 @@ inline void launch(code_object& co, test_memory& mem, const std::string& kernel,
   d.kernarg = seg;
   d.schedule = schedule;
   d.schedule_seed = schedule_seed;
-  d.lds_hazards = hazards;
-  co.run(d, mem);
+  std::optional<machine::lds_race_detector> races;
+  if (memory_checks) d.plugins.push_back(&mem);
+  if (extra) d.plugins.push_back(extra);
+  if (hazards) d.plugins.push_back(&races.emplace(co, *hazards));
+  const auto rec = recorders().find(&co);
+  if (rec != recorders().end()) d.plugins.push_back(rec->second.get());
+  // The record is written after the launch, also when it stopped.
+  const auto record = [&] {
+    if (rec != recorders().end() && rec->second->take_news())
+      rec->second->write(machine::executed_mnemonics::directory());
+  };
+  try {
+    co.run(d);
+  } catch (...) {
+    record();
+    throw;
+  }
+  record();
 }
 
 // The mangled name of a kernel of test_kernels.cu, found by its unqualified name in the code object.

@@ -31,7 +31,7 @@ const std::vector<uint8_t>& test_object() {
   static const std::vector<uint8_t> bytes = tp::amdgpu_sim::test::read_file(TP_SIM_TEST_KERNELS);
   return bytes;
 }
-std::unique_ptr<code_object> load() { return load_code_object(test_object()); }
+tp::amdgpu_sim::test::loaded_object load() { return tp::amdgpu_sim::test::load(test_object()); }
 
 // Seeded inputs with the edge values every run includes.
 std::vector<uint32_t> int_inputs(std::size_t n, uint64_t seed) {
@@ -503,6 +503,11 @@ TEST_CASE("v_swmmac and v_wmma on the simulator compute reference/isa's logical 
       {"swmmac_iu4x64_su", isa::instr::swmmac_i32_16x16x64_iu4, {true, false, false, 0}},
       {"swmmac_f16_key1", isa::instr::swmmac_f32_16x16x32_f16, {true, true, false, 1}},
       {"swmmac_fp8_fp8_key0", isa::instr::swmmac_f32_16x16x32_fp8_fp8, {true, true, false, 0}},
+      {"swmmac_fp8_bf8_key1", isa::instr::swmmac_f32_16x16x32_fp8_bf8, {true, true, false, 1}},
+      {"swmmac_bf8_fp8_key0", isa::instr::swmmac_f32_16x16x32_bf8_fp8, {true, true, false, 0}},
+      {"swmmac_bf8_bf8_key1", isa::instr::swmmac_f32_16x16x32_bf8_bf8, {true, true, false, 1}},
+      {"swmmac_bf16_key0", isa::instr::swmmac_f32_16x16x32_bf16, {true, true, false, 0}},
+      {"wmma_iu4_us", isa::instr::wmma_i32_16x16x32_iu4, {false, true, false, 0}},
       {"wmma_iu8_ss_clamp", isa::instr::wmma_i32_16x16x16_iu8, {true, true, true, 0}},
       {"wmma_f16", isa::instr::wmma_f32_16x16x16_f16, {true, true, false, 0}},
       {"gfx11_wmma_f16", isa::instr::gfx11_wmma_f32_16x16x16_f16, {true, true, false, 0}},

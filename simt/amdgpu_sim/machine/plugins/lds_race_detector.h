@@ -1,5 +1,5 @@
-// The machine-level LDS race detector (issue #15): two waves of one workgroup touching the same LDS byte between two
-// barriers, at least one of them writing. The CPU emulator's detector does the same on the dialect's source
+// The machine-level LDS race detector (issue #15), a plugin (plugin.h) on the LDS accesses: two waves of one workgroup
+// touching the same LDS byte between two barriers, at least one of them writing. The CPU emulator's detector does the same on the dialect's source
 // (simt/cpu/emulator.cpp); this one sees the instructions clang emitted, so a hazard names the two PCs, their
 // instructions and (line tables permitting) their source lines.
 //
@@ -15,18 +15,19 @@
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/plugin.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
 namespace tp::amdgpu_sim::machine {
 
-class lds_race_detector final : public memory_observer {
+class lds_race_detector final : public plugin {
  public:
-  // `out` receives the hazards; PCs are resolved to code locations through `co` when a pair is first kept.
-  lds_race_detector(const code_object& co, uint64_t text_address, lds_hazard_report& out)
-      : co_(co), text_address_(text_address), out_(out) {}
-  // A new workgroup: its LDS size and linear id; every earlier access is forgotten.
-  void begin_workgroup(std::size_t lds_bytes, uint32_t workgroup);
-  void lds_access(const wave& w, const op& o, uint32_t addr, uint32_t bytes, bool write) override;
+  // `out` receives the hazards of the dispatches it is attached to; PCs are resolved to code locations through `co`
+  // when a pair is first kept. One detector per dispatch: a pair of instructions is counted once per dispatch.
+  lds_race_detector(const code_object& co, lds_hazard_report& out) : co_(co), out_(out) {}
+  // A new workgroup: every earlier access is forgotten.
+  void workgroup_begin(const workgroup& g) override;
+  void memory(const wave& w, const op& o, const memory_access& a) override;
 
  private:
   static constexpr int8_t nobody = -1;
@@ -36,11 +37,11 @@ class lds_race_detector final : public memory_observer {
     uint32_t writer_pc = 0, reader_pc[2] = {0, 0};
     int8_t writer = nobody, reader[2] = {nobody, nobody};
   };
+  void access(const wave& w, const op& o, uint64_t addr, uint32_t bytes, bool write);
   void report(lds_hazard_kind kind, uint32_t offset, unsigned earlier_wave, uint32_t earlier_pc, bool earlier_write,
               const wave& w, const op& o, bool write);
 
   const code_object& co_;
-  uint64_t text_address_;
   lds_hazard_report& out_;
   std::vector<byte_state> bytes_;
   uint64_t workgroup_serial_ = 0;  // epoch = serial << 32 | barrier generation
