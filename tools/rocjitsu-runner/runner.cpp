@@ -4,7 +4,7 @@
 // from a device config, write memory, submit an AQL dispatch packet, run, read back.
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
-//                      --executor "rocjitsu <commit> <config>" [--race]
+//                      --executor "rocjitsu <commit> <config>" [--race] [--max-ticks N]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
 // recorded one, whose hidden arguments are checked here against the code object's metadata (runtime/kernarg.h fills
@@ -16,7 +16,10 @@
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
 // load the code object or did not finish the dispatch.
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -33,6 +36,8 @@
 #include "rocjitsu/code/executable.h"
 #include "rocjitsu/config/config_loader.h"
 #include "rocjitsu/vm/amdgpu/command_processor.h"
+#include "rocjitsu/vm/amdgpu/compute_unit.h"
+#include "rocjitsu/vm/amdgpu/wavefront.h"
 #include "rocjitsu/vm/amdgpu/gpu_memory.h"
 #include "rocjitsu/vm/amdgpu/xcd.h"
 #include "rocjitsu/vm/plugins/execution_plugin_group.h"
@@ -66,6 +71,8 @@ constexpr uint64_t read_index_address = 0xF0010000, write_index_address = 0xF001
 // hsa_packet_type_t HSA_PACKET_TYPE_KERNEL_DISPATCH (HSA Platform System Architecture Specification, 2.9.1): the
 // header's type field, bits [7:0]; acquire/release fences left 0 (none: one dispatch, read back after the engine ends).
 constexpr uint16_t kernel_dispatch_packet_type = 2;
+// The engine's default tick budget (--max-ticks): the configs' own 100000 ends before a 64-workgroup WMMA batch does.
+constexpr uint64_t default_max_ticks = 200'000'000;
 
 // The rocJITsu ISA family a config names ("vm": {"arch": ...}) that runs `arch`'s code.
 std::string family_of(const std::string& arch) {
@@ -91,9 +98,35 @@ void check_hidden_arguments(const kernel_info& k, const record::launch& l) {
                       " is not the one its code object's metadata gives for this launch");
 }
 
+// The waves of a dispatch that has not finished, each with its state and program counter (as an offset into the
+// code object's image): empty when every wave slot is free again.
+std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t image_base) {
+  static constexpr const char* state_names[] = {"halted", "running", "at s_waitcnt", "at a barrier", "ending"};
+  std::string out;
+  unsigned shown = 0, total = 0;
+  for (std::size_t c = 0; c < cp.compute_units().size(); ++c) {
+    auto* cu = cp.compute_units()[c];
+    for (uint32_t w = 0; w < cu->num_wf_slots(); ++w) {
+      const auto* wf = cu->wf(w);
+      if (wf->is_halted()) continue;
+      ++total;
+      if (shown++ < 4) {
+        char line[160];
+        std::snprintf(line, sizeof line, "\n  cu %zu slot %u: workgroup %u %s, pc image+0x%llx", c, w, wf->wg_id(),
+                      state_names[std::min<std::size_t>(std::size_t(wf->state()), 4)],
+                      static_cast<unsigned long long>(wf->pc - image_base));
+        out += line;
+      }
+    }
+  }
+  if (total > shown) out += "\n  and " + std::to_string(total - shown) + " more waves";
+  return out;
+}
+
 int run(int argc, char** argv) {
   std::string config_path, code_path, launch_path, out_path, executor;
   bool race = false;
+  uint64_t max_ticks = default_max_ticks;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::string {
@@ -106,11 +139,18 @@ int run(int argc, char** argv) {
     else if (a == "--out") out_path = value();
     else if (a == "--executor") executor = value();
     else if (a == "--race") race = true;
+    else if (a == "--max-ticks") {
+      const std::string v = value();
+      char* end = nullptr;
+      max_ticks = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || max_ticks == 0) throw usage_error("--max-ticks needs a positive number, not " + v);
+    }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
-                   "                          --executor TEXT [--race]\n"
+                   "                          --executor TEXT [--race] [--max-ticks N]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
-                   "  detector and prints its summary. Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
+                   "  detector and prints its summary; --max-ticks caps the engine's simulated time (default " +
+                   std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
       return 0;
     } else throw usage_error("unknown option " + a);
   }
@@ -149,6 +189,12 @@ int run(int argc, char** argv) {
   auto loaded = rocjitsu::config::load_config(config_path, rocjitsu::kEmbeddedSchema);
   auto* soc = loaded.soc();
   auto* memory = loaded.memory();
+  // The configs cap a run at max_ticks (100000 in gfx1201_r9700.json), which a long kernel passes with the dispatch
+  // unfinished. Uncapped (0) is no answer either: at this commit the engine then never returns, the command processor
+  // staying registered as its primary with no event queued (seen on a finished 8-workgroup dispatch). So the cap is
+  // ours (--max-ticks); the engine ends at it, and the dispatch counts as finished only when its packet was consumed
+  // and every wave slot is free again (else its waves are reported).
+  loaded.engine_config.max_ticks = max_ticks;
   auto engine = std::make_unique<simdojo::SimulationEngine>(loaded.engine_config);
   engine->topology().set_root(loaded.take_root());
   loaded.wire_links(engine->topology());
@@ -198,8 +244,12 @@ int run(int argc, char** argv) {
 
   engine->run();
   soc->flush_all();
-  if (memory->read32(read_index_address) != 1 && memory->read32(read_index_address + 4) == 0)
-    throw rocjitsu_failure("rocJITsu's command processor did not consume the dispatch packet");
+  const auto& exit = engine->last_exit();
+  const uint64_t consumed = memory->read32(read_index_address) | uint64_t(memory->read32(read_index_address + 4)) << 32;
+  const std::string waves = unfinished_waves(*cp, code_base);
+  if (exit.reason != simdojo::ExitReason::COMPLETED || consumed != 1 || !waves.empty())
+    throw rocjitsu_failure("rocJITsu did not finish the dispatch (" + exit.message + " at tick " +
+                           std::to_string(exit.tick) + ", " + std::to_string(consumed) + " packets consumed)" + waves);
 
   record::result r;
   r.executor = executor;

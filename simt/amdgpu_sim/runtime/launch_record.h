@@ -1,6 +1,6 @@
 // One kernel launch on the simulated device, written down so that another executor can run the same machine code on
 // the same inputs: the corpus that AMD's rocJITsu emulator and this simulator both replay
-// (tests/amdgpu_sim/rocjitsu_corpus/README.md). Three files share the format of this header:
+// (tests/amdgpu_sim/rocjitsu/README.md). Three files share the format of this header:
 //
 //   <id>.tplaunch   the launch (launch_recorder.h writes it): arch, kernel, code object key, grid/block/dynamic LDS,
 //                   wave schedule, the kernarg segment and every buffer a kernarg pointer reaches, with its bytes
@@ -66,7 +66,7 @@ struct result {
 };
 
 // Buffers up to this many bytes are stored whole in a result (a float mismatch then shows which element and by how
-// much); larger ones by digest: the corpus stays a few MB (tests/amdgpu_sim/rocjitsu_corpus/README.md).
+// much); larger ones by digest: the corpus stays a few MB (tests/amdgpu_sim/rocjitsu/README.md).
 inline constexpr uint64_t stored_bytes_limit = 16 * 1024;
 
 std::vector<uint8_t> encode(const launch&);

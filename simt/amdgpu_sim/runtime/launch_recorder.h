@@ -1,6 +1,6 @@
 // The launch recorder (TILEPROBE_SIM_RECORD_DIR): a plugin (machine/plugin.h) the simulator attaches to the launches
 // of one code object, writing each launch it keeps as a launch record (launch_record.h) with the code object beside
-// it, for another executor to replay (tools/rocjitsu-runner; tests/amdgpu_sim/rocjitsu_corpus/README.md).
+// it, for another executor to replay (tools/rocjitsu-runner; tests/amdgpu_sim/rocjitsu/README.md).
 //
 // At launch_begin it takes the kernarg segment and every allocation an explicit argument's 8-byte word points into
 // (a global_buffer, or an address inside a by_value struct), with the allocation's bytes as the launch finds them:

@@ -1,7 +1,16 @@
-// tp-sim-replay: every launch of the rocJITsu corpus (corpus/README.md) run again on this simulator and compared with
+// tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and compared with
 // what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
-//   tp-sim-replay --corpus DIR [--only ID] HIP_OBJECT...
+//   tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...
+//
+// --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
+// investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
+// it off the list), so the list can neither grow silently nor go stale.
+//
+// --dump writes this simulator's final buffers of each replayed launch as DIR/<id>.<buffer>.bin, to look at a
+// disagreement element by element (rocJITsu's are in the .tpresult where stored).
+// --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
+// side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
 //
 // The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles, each kernel found by its code object
 // key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
@@ -13,18 +22,20 @@
 // corpus's kernels compute comes from instructions whose result the ISA defines to the bit (IEEE add, mul, fma and
 // conversions with round-to-nearest-even; the WMMA/SWMMAC units' integer products and float accumulations as
 // reference/isa models them), and no launch in it uses an approximate instruction (v_rcp, v_rsq, v_sqrt, v_exp,
-// v_log, v_sin, v_cos: 1 ULP in the RDNA3/RDNA4 ISA guides), so no tolerance is due (corpus/README.md lists the
+// v_log, v_sin, v_cos: 1 ULP in the RDNA3/RDNA4 ISA guides), so no tolerance is due (README.md here lists the
 // kernels' float instruction families; a launch that needs one would get a per-family bound there, with its source).
 //
-// Exit: 0 every launch agrees; 1 some launch disagrees or cannot be replayed (each named, with its id: --only ID
+// Exit: 0 every launch agrees or disagrees as listed; 1 some launch disagrees unlisted, agrees though listed, or cannot be replayed (each named, with its id: --only ID
 // reruns it alone); 2 bad usage or a corpus file that does not parse; 77 the corpus holds no launch.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +43,7 @@
 #include "simt/amdgpu_sim/runtime/device_memory.h"
 #include "simt/amdgpu_sim/runtime/global_checks.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
+#include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
 #include "simt/amdgpu_sim/runtime/launch_record.h"
 
 namespace {
@@ -74,8 +86,9 @@ std::string hex_byte(uint8_t v) {
   return b;
 }
 
-// Runs one launch on this simulator; returns the final bytes of each buffer.
-std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l) {
+// Runs one launch on this simulator; returns the final bytes of each buffer. `races`, when given, receives the LDS
+// hazards of the launch.
+std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l, lds_hazard_report* races) {
   const kernel_info* k = co.find(l.kernel);
   if (!k) throw sim_error("the code object has no kernel " + l.kernel);
   device_memory mem;
@@ -105,6 +118,8 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
   d.schedule = l.schedule;
   d.schedule_seed = l.schedule_seed;
   d.plugins.push_back(&checks);
+  std::optional<machine::lds_race_detector> detector;
+  if (races) d.plugins.push_back(&detector.emplace(co, *races));
   co.run(d);
   std::vector<std::vector<uint8_t>> out;
   for (std::size_t i = 0; i < l.buffers.size(); ++i) {
@@ -138,7 +153,8 @@ std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record:
 }
 
 int run(int argc, char** argv) {
-  std::string corpus, only;
+  std::string corpus, only, dump, known_path;
+  bool races = false;
   std::vector<std::string> objects;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -148,10 +164,16 @@ int run(int argc, char** argv) {
     };
     if (a == "--corpus") corpus = value();
     else if (a == "--only") only = value();
+    else if (a == "--races") races = true;
+    else if (a == "--known") known_path = value();
+    else if (a == "--dump") dump = value();
     else if (a == "-h" || a == "--help") {
-      std::cout << "usage: tp-sim-replay --corpus DIR [--only ID] HIP_OBJECT...\n"
+      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
-                   "  results; --only ID replays the launch ID alone. Exit 0 agree, 1 disagree, 2 bad input, 77 empty.\n";
+                   "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID replays the\n"
+                   "  launch ID alone; --races prints the LDS hazards the machine's\n"
+                   "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
+                   "  DIR/<id>.<buffer>.bin. Exit 0 agree, 1 disagree, 2 bad input, 77 empty.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
     else objects.push_back(a);
@@ -166,9 +188,21 @@ int run(int argc, char** argv) {
     std::cout << (only.empty() ? "no launch in the corpus " + corpus : "no launch " + only + " in " + corpus) << '\n';
     return only.empty() ? 77 : 2;
   }
+  std::map<std::string, std::string> known;  // launch id -> finding
+  if (!known_path.empty()) {
+    std::ifstream f(known_path);
+    if (!f) throw usage_error("cannot read " + known_path);
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto space = line.find(' ');
+      if (space == std::string::npos || space == 0) throw usage_error(known_path + ": not \"<id> <finding>\": " + line);
+      known[line.substr(0, space)] = line.substr(space + 1);
+    }
+  }
   code_store store;
   store.add_objects(objects);
-  unsigned agree = 0, disagree = 0, unreplayable = 0;
+  unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0;
   std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
@@ -191,22 +225,43 @@ int run(int argc, char** argv) {
       continue;
     }
     std::string diff;
+    lds_hazard_report found;
     try {
-      diff = compare(run_here(*co, l), theirs);
+      const auto ours = run_here(*co, l, races ? &found : nullptr);
+      if (!dump.empty()) {
+        fs::create_directories(dump);
+        for (std::size_t i = 0; i < ours.size(); ++i)
+          record::write_file(dump + "/" + id + "." + std::to_string(i) + ".bin", ours[i]);
+      }
+      diff = compare(ours, theirs);
     } catch (const sim_error& e) {
       diff = std::string("the simulator stopped: ") + e.what();
     }
-    if (diff.empty()) {
+    if (races) {
+      std::cout << "RACES " << id << " " << what << ": " << found.raw << " RAW, " << found.war << " WAR, " << found.waw
+                << " WAW instruction pairs\n";
+      for (const auto& h : found.first) std::cout << "  " << describe(h) << '\n';
+    }
+    const auto listed = known.find(id);
+    if (diff.empty() && listed == known.end()) {
       ++agree;
       if (!only.empty()) std::cout << "PASS " << id << " " << what << '\n';
+    } else if (diff.empty()) {
+      ++stale;
+      std::cout << "FAIL " << id << " " << what << ": agrees, but " << known_path << " lists it as a known disagreement ("
+                << listed->second << "): take it off the list\n";
+    } else if (listed != known.end()) {
+      ++as_known;
+      if (!only.empty()) std::cout << "KNOWN " << id << " " << what << " (" << listed->second << "): " << diff << '\n';
     } else {
       ++disagree;
       std::cout << "FAIL " << id << " " << what << ": " << diff << '\n';
     }
   }
-  std::cout << agree << " launches agree with " << (executor.empty() ? "rocJITsu" : executor) << ", " << disagree
-            << " disagree, " << unreplayable << " cannot be replayed\n";
-  return disagree || unreplayable ? 1 : 0;
+  std::cout << agree << " launches agree with " << (executor.empty() ? "rocJITsu" : executor) << ", " << as_known
+            << " disagree as listed in " << (known_path.empty() ? "no list" : known_path) << ", " << disagree
+            << " disagree unlisted, " << stale << " listed but agree, " << unreplayable << " cannot be replayed\n";
+  return disagree || stale || unreplayable ? 1 : 0;
 }
 
 }  // namespace
