@@ -1,5 +1,5 @@
-// tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and compared with
-// what AMD's rocJITsu emulator computed from the same machine code and inputs.
+// tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and
+// compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
 //   tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...
 //
@@ -18,15 +18,13 @@
 // corpus is stale: the kernel's code changed; regenerate it), never a skip.
 //
 // Comparison, per buffer the launch's kernarg points into: the final bytes equal rocJITsu's where the corpus stored
-// them, their SHA-256 equals rocJITsu's where it kept only the digest. Bit-exact for every buffer: every float the
-// corpus's kernels compute comes from instructions whose result the ISA defines to the bit (IEEE add, mul, fma and
-// conversions with round-to-nearest-even; the WMMA/SWMMAC units' integer products and float accumulations as
-// reference/isa models them), and no launch in it uses an approximate instruction (v_rcp, v_rsq, v_sqrt, v_exp,
-// v_log, v_sin, v_cos: 1 ULP in the RDNA3/RDNA4 ISA guides), so no tolerance is due (README.md here lists the
-// kernels' float instruction families; a launch that needs one would get a per-family bound there, with its source).
+// them, their SHA-256 equals rocJITsu's where it kept only the digest. Bit for bit, floats included: no tolerance is
+// applied, so a float difference is a disagreement to explain (README.md here: which float results the ISA defines
+// to the bit, and why no bound is derived for the approximate instructions the fa kernels execute).
 //
-// Exit: 0 every launch agrees or disagrees as listed; 1 some launch disagrees unlisted, agrees though listed, or cannot be replayed (each named, with its id: --only ID
-// reruns it alone); 2 bad usage or a corpus file that does not parse; 77 the corpus holds no launch.
+// Exit: 0 every launch agrees or disagrees as listed; 1 some launch disagrees unlisted, agrees though listed, or
+// cannot be replayed (each named, with its id: --only ID reruns it alone); 2 bad usage or a corpus file that does
+// not parse; 77 the corpus holds no launch.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -170,10 +168,10 @@ int run(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
-                   "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID replays the\n"
-                   "  launch ID alone; --races prints the LDS hazards the machine's\n"
+                   "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
+                   "  replays the launch ID alone; --races prints the LDS hazards the machine's\n"
                    "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
-                   "  DIR/<id>.<buffer>.bin. Exit 0 agree, 1 disagree, 2 bad input, 77 empty.\n";
+                   "  DIR/<id>.<buffer>.bin. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
     else objects.push_back(a);
@@ -215,7 +213,8 @@ int run(int argc, char** argv) {
       continue;
     }
     const record::result theirs = record::decode_result(record::read_file(result_path));
-    if (executor.find(theirs.executor) == std::string::npos) executor += (executor.empty() ? "" : "; ") + theirs.executor;
+    if (executor.find(theirs.executor) == std::string::npos)
+      executor += (executor.empty() ? "" : "; ") + theirs.executor;
     code_object* co = store.find(l.code_object);
     if (!co) {
       std::cout << "FAIL " << id << " " << what << ": no code object of this build has key " << l.code_object
@@ -248,8 +247,8 @@ int run(int argc, char** argv) {
       if (!only.empty()) std::cout << "PASS " << id << " " << what << '\n';
     } else if (diff.empty()) {
       ++stale;
-      std::cout << "FAIL " << id << " " << what << ": agrees, but " << known_path << " lists it as a known disagreement ("
-                << listed->second << "): take it off the list\n";
+      std::cout << "FAIL " << id << " " << what << ": agrees, but " << known_path
+                << " lists it as a known disagreement (" << listed->second << "): take it off the list\n";
     } else if (listed != known.end()) {
       ++as_known;
       if (!only.empty()) std::cout << "KNOWN " << id << " " << what << " (" << listed->second << "): " << diff << '\n';
