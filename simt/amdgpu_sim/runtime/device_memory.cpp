@@ -74,6 +74,12 @@ device_memory::allocation* device_memory::lookup(uint64_t addr, std::size_t byte
 
 bool device_memory::contains(uint64_t addr, std::size_t bytes) const { return lookup(addr, bytes) != nullptr; }
 
+std::optional<std::pair<uint64_t, std::size_t>> device_memory::allocation_containing(uint64_t addr) const {
+  const allocation* a = lookup(addr, 1);
+  if (!a) return std::nullopt;
+  return std::pair{a->base, a->size};
+}
+
 void device_memory::fault(uint64_t addr, std::size_t bytes, const char* what) const {
   std::string msg = std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(addr) + " is outside every allocation";
   for (const auto& f : freed_)

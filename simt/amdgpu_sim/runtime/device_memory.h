@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
@@ -74,6 +76,9 @@ class device_memory final {
   bool kernel_written(uint64_t addr, std::size_t bytes, uint8_t* flags) const;
 
   std::size_t live_allocations() const { return allocations_.size(); }
+  // The live allocation holding byte `addr`: its base and size (the launch recorder's question: which allocation a
+  // kernel argument points into).
+  std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const;
 
  private:
   struct allocation {

@@ -85,6 +85,7 @@ void simulator::load(fatbin& f) {
   try {
     f.loaded = load_code_object(f.code);
     if (!executed_dir_.empty()) f.executed = std::make_unique<machine::executed_mnemonics>(*f.loaded);
+    if (!record_dir_.empty()) f.recorder = std::make_unique<launch_recorder>(memory_, f.code, *f.loaded, record_dir_);
   } catch (const std::exception& e) {  // sim_error, or the host out of memory: either is the launch's error
     f.load_error = e.what();
   }
@@ -179,6 +180,7 @@ void simulator::launch(const void* host_stub, dim3u grid, dim3u block, void** ar
   d.plugins.push_back(&checks);
   if (detect_lds_races_) d.plugins.push_back(&races.emplace(co, found));
   if (bin.executed) d.plugins.push_back(bin.executed.get());
+  if (bin.recorder) d.plugins.push_back(bin.recorder.get());
   d.plugins.insert(d.plugins.end(), extra_plugins_.begin(), extra_plugins_.end());
   (void)memory_.take_unwritten_loads();
   try {

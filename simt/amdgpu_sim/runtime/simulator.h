@@ -15,6 +15,7 @@
 #include "simt/amdgpu_sim/machine/plugins/executed_mnemonics.h"
 #include "simt/amdgpu_sim/runtime/device_memory.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
+#include "simt/amdgpu_sim/runtime/launch_recorder.h"
 #include "simt/amdgpu_sim/runtime/offload_bundle.h"
 
 namespace tp::amdgpu_sim {
@@ -81,7 +82,8 @@ class simulator {
   lds_hazard_report take_lds_hazards() { return std::exchange(hazards_, {}); }
   // Further plugins (machine/plugin.h) attached to every later launch, after the simulator's own (the global memory
   // checks, the LDS race detector when set_schedule asks for it, the executed-instruction record when
-  // TILEPROBE_SIM_EXECUTED_DIR names a folder). The caller keeps them alive; an empty list detaches them.
+  // TILEPROBE_SIM_EXECUTED_DIR names a folder, the launch recorder when TILEPROBE_SIM_RECORD_DIR does). The caller
+  // keeps them alive; an empty list detaches them.
   void set_plugins(std::vector<machine::plugin*> plugins) { extra_plugins_ = std::move(plugins); }
 
   // For dynamic LDS above 48 KiB (hipFuncSetAttribute): whether the stub is a registered kernel.
@@ -98,6 +100,7 @@ class simulator {
     std::unique_ptr<code_object> loaded; // at the first launch
     std::string load_error;              // decoding failed: reported at every launch of its kernels
     std::unique_ptr<machine::executed_mnemonics> executed;  // where TILEPROBE_SIM_EXECUTED_DIR asks for it
+    std::unique_ptr<launch_recorder> recorder;              // where TILEPROBE_SIM_RECORD_DIR asks for it
   };
   struct function {
     fatbin* bin;
@@ -119,6 +122,7 @@ class simulator {
   lds_hazard_report hazards_;
   std::vector<machine::plugin*> extra_plugins_;
   std::string executed_dir_ = machine::executed_mnemonics::directory();
+  std::string record_dir_ = launch_recorder::directory();
   std::string last_warning_;
   static constexpr unsigned warnings_printed = 3;
   unsigned warnings_ = 0;

@@ -25,6 +25,13 @@ struct fp8_t {
     return s ? -v : v;
   }
 };
+// Upstream's native_t<fp8_t> (float8.hpp under CK_TILE_USE_CUSTOM_DATA_TYPE): vectors of the class hold _BitInt(8).
+template <typename>
+struct native_t;
+template <>
+struct native_t<fp8_t> {
+  using type = _BitInt(8);
+};
 #else
 using fp8_t = _BitInt(8);
 #endif

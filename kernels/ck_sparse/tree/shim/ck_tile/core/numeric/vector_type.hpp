@@ -14,10 +14,18 @@
 #include "ck_tile/core/utility/type_traits.hpp"
 
 namespace ck_tile {
+// As upstream (ck_tile/core/numeric/vector_type.hpp, native_t): clang's ext_vector_type takes only arithmetic
+// element types, so a class element type (fp8_t under CK_TILE_USE_CUSTOM_DATA_TYPE 1) is stored as its native raw
+// type: a lane vector of fp8_t holds the raw codes either way. float8.hpp specialises it for the class.
+template <typename T>
+struct native_t {
+  using type = T;
+};
+
 namespace impl {
 template <typename T, index_t N>
 struct ext_vector {
-  typedef T type __attribute__((ext_vector_type(N)));
+  typedef typename native_t<T>::type type __attribute__((ext_vector_type(N)));
 };
 template <index_t N>
 struct ext_vector<pk_int4_t, N> {

@@ -1,0 +1,51 @@
+// The launch recorder (TILEPROBE_SIM_RECORD_DIR): a plugin (machine/plugin.h) the simulator attaches to the launches
+// of one code object, writing each launch it keeps as a launch record (launch_record.h) with the code object beside
+// it, for another executor to replay (tools/rocjitsu-runner; tests/amdgpu_sim/rocjitsu/README.md).
+//
+// At launch_begin it takes the kernarg segment and every allocation an explicit argument's 8-byte word points into
+// (a global_buffer, or an address inside a by_value struct), with the allocation's bytes as the launch finds them:
+// the kernel reaches global memory through those pointers only (the suite's kernels hold no pointers in memory; a
+// replay's bounds checks would name one that does). The record is written at launch_end, so a launch the simulator
+// stopped (an unimplemented instruction, a fault) is never recorded.
+//
+// Kept per process: the first `per_kernel` launches of each kernel (TILEPROBE_SIM_RECORD_PER_KERNEL, default 2: a
+// probe's fixture tile and its first fuzz tile), and only launches whose buffers total at most `max_bytes`
+// (TILEPROBE_SIM_RECORD_MAX_BYTES, default 4 MiB); a launch left out for its size is named on stderr once per kernel.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "simt/amdgpu_sim/machine/plugin.h"
+#include "simt/amdgpu_sim/runtime/device_memory.h"
+#include "simt/amdgpu_sim/runtime/launch_record.h"
+
+namespace tp::amdgpu_sim {
+
+class launch_recorder final : public machine::plugin {
+ public:
+  // `elf` and `co` (the same code object) outlive the recorder.
+  launch_recorder(device_memory& mem, std::span<const uint8_t> elf, const code_object& co, std::string dir);
+  void launch_begin(const dispatch& d) override;
+  void launch_end(const dispatch& d) override;
+
+  // The folder TILEPROBE_SIM_RECORD_DIR names; empty when it is unset (record nothing).
+  static std::string directory();
+
+ private:
+  device_memory& mem_;
+  std::span<const uint8_t> elf_;
+  const code_object& co_;
+  std::string dir_;
+  std::map<std::string, std::string> keys_;  // kernel -> code_object_key
+  unsigned per_kernel_;
+  uint64_t max_bytes_;
+  std::map<std::string, unsigned> kept_;     // kernel -> launches recorded
+  std::map<std::string, bool> size_noted_;   // kernel -> a too-large launch was named on stderr
+  std::optional<record::launch> pending_;
+};
+
+}  // namespace tp::amdgpu_sim

@@ -1,0 +1,278 @@
+// tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and
+// compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
+//
+//   tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...
+//
+// --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
+// investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
+// it off the list), so the list can neither grow silently nor go stale.
+//
+// --dump writes this simulator's final buffers of each replayed launch as DIR/<id>.<buffer>.bin, to look at a
+// disagreement element by element (rocJITsu's are in the .tpresult where stored).
+// --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
+// side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
+//
+// The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles, each kernel found by its code object
+// key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
+// the same kernels as long as clang emits the same machine code. A launch whose key no object has is a failure (the
+// corpus is stale: the kernel's code changed; regenerate it), never a skip.
+//
+// Comparison, per buffer the launch's kernarg points into: the final bytes equal rocJITsu's where the corpus stored
+// them, their SHA-256 equals rocJITsu's where it kept only the digest. Bit for bit, floats included: no tolerance is
+// applied, so a float difference is a disagreement to explain (README.md here: which float results the ISA defines
+// to the bit, and why no bound is derived for the approximate instructions the fa kernels execute).
+//
+// Exit: 0 every launch agrees or disagrees as listed; 1 some launch disagrees unlisted, agrees though listed, or
+// cannot be replayed (each named, with its id: --only ID reruns it alone); 2 bad usage or a corpus file that does
+// not parse; 77 the corpus holds no launch.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/runtime/device_memory.h"
+#include "simt/amdgpu_sim/runtime/global_checks.h"
+#include "simt/amdgpu_sim/runtime/kernarg.h"
+#include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
+#include "simt/amdgpu_sim/runtime/launch_record.h"
+
+namespace {
+
+using namespace tp::amdgpu_sim;
+namespace fs = std::filesystem;
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct code_store {
+  struct entry {
+    std::shared_ptr<const std::vector<uint8_t>> elf;
+    std::string arch;
+  };
+  std::map<std::string, entry> by_key;
+  std::map<const std::vector<uint8_t>*, std::unique_ptr<code_object>> loaded;
+
+  void add_objects(const std::vector<std::string>& paths) {
+    for (const auto& path : paths)
+      for (const char* arch : {"gfx1201", "gfx1100"})
+        for (auto& code : record::hip_code_objects(path, arch)) {
+          auto elf = std::make_shared<const std::vector<uint8_t>>(std::move(code));
+          for (const auto& [kernel, key] : record::code_object_keys(*elf)) by_key.emplace(key, entry{elf, arch});
+        }
+  }
+  code_object* find(const std::string& key) {
+    const auto it = by_key.find(key);
+    if (it == by_key.end()) return nullptr;
+    auto& co = loaded[it->second.elf.get()];
+    if (!co) co = load_code_object(*it->second.elf);
+    return co.get();
+  }
+};
+
+std::string hex_byte(uint8_t v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%02x", v);
+  return b;
+}
+
+// Runs one launch on this simulator; returns the final bytes of each buffer. `races`, when given, receives the LDS
+// hazards of the launch.
+std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l, lds_hazard_report* races) {
+  const kernel_info* k = co.find(l.kernel);
+  if (!k) throw sim_error("the code object has no kernel " + l.kernel);
+  device_memory mem;
+  std::vector<uint64_t> addresses;
+  for (const auto& b : l.buffers) {
+    const uint64_t a = mem.allocate(std::max<std::size_t>(b.size(), 1));
+    if (!a) throw sim_error("out of host memory for a buffer of " + std::to_string(b.size()) + " bytes");
+    if (!b.empty()) mem.host_write(a, b.data(), b.size());
+    addresses.push_back(a);
+  }
+  const std::vector<uint8_t> kernarg = record::relocated_kernarg(l, addresses);
+  const uint64_t seg = mem.allocate(std::max<std::size_t>(kernarg.size(), 1), std::max<uint32_t>(k->kernarg_align, 16));
+  if (!kernarg.empty()) mem.host_write(seg, kernarg.data(), kernarg.size());
+  const launch_shape shape{l.grid_blocks, l.block_threads, l.dynamic_lds_bytes};
+  const auto packet = build_dispatch_packet(*k, shape, seg);
+  const uint64_t packet_addr = mem.allocate(packet.size(), 64);
+  mem.host_write(packet_addr, packet.data(), packet.size());
+  global_checks checks(mem);
+  dispatch d;
+  d.kernel = l.kernel;
+  d.grid_blocks = l.grid_blocks;
+  d.block_threads = l.block_threads;
+  d.dynamic_lds_bytes = l.dynamic_lds_bytes;
+  d.kernarg_address = seg;
+  d.kernarg = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(seg), kernarg.size());
+  d.dispatch_packet_address = packet_addr;
+  d.schedule = l.schedule;
+  d.schedule_seed = l.schedule_seed;
+  d.plugins.push_back(&checks);
+  std::optional<machine::lds_race_detector> detector;
+  if (races) d.plugins.push_back(&detector.emplace(co, *races));
+  co.run(d);
+  std::vector<std::vector<uint8_t>> out;
+  for (std::size_t i = 0; i < l.buffers.size(); ++i) {
+    std::vector<uint8_t> b(l.buffers[i].size());
+    if (!b.empty()) mem.host_read(addresses[i], b.data(), b.size());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// "" when ours agrees with theirs, else what differs first.
+std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record::result& theirs) {
+  if (ours.size() != theirs.buffers.size())
+    return std::to_string(ours.size()) + " buffers here, " + std::to_string(theirs.buffers.size()) + " in the result";
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    const auto& t = theirs.buffers[i];
+    if (ours[i].size() != t.size) return "buffer " + std::to_string(i) + ": size differs";
+    if (t.bytes) {
+      std::size_t differing = 0, first = 0;
+      for (std::size_t j = 0; j < ours[i].size(); ++j)
+        if (ours[i][j] != (*t.bytes)[j] && differing++ == 0) first = j;
+      if (differing)
+        return "buffer " + std::to_string(i) + ": " + std::to_string(differing) + " of " + std::to_string(t.size) +
+               " bytes differ, first at byte " + std::to_string(first) + " (here " + hex_byte(ours[i][first]) +
+               ", rocJITsu " + hex_byte((*t.bytes)[first]) + ")";
+    } else if (record::sha256_hex(ours[i]) != t.sha256) {
+      return "buffer " + std::to_string(i) + " (" + std::to_string(t.size) + " bytes, digest only): SHA-256 differs";
+    }
+  }
+  return "";
+}
+
+int run(int argc, char** argv) {
+  std::string corpus, only, dump, known_path;
+  bool races = false;
+  std::vector<std::string> objects;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--corpus") corpus = value();
+    else if (a == "--only") only = value();
+    else if (a == "--races") races = true;
+    else if (a == "--known") known_path = value();
+    else if (a == "--dump") dump = value();
+    else if (a == "-h" || a == "--help") {
+      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...\n"
+                   "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
+                   "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
+                   "  replays the launch ID alone; --races prints the LDS hazards the machine's\n"
+                   "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
+                   "  DIR/<id>.<buffer>.bin. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
+      return 0;
+    } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
+    else objects.push_back(a);
+  }
+  if (corpus.empty()) throw usage_error("--corpus DIR is required");
+  if (!fs::is_directory(corpus)) throw usage_error("corpus " + corpus + " is not a folder");
+  std::vector<fs::path> launches;
+  for (const auto& e : fs::recursive_directory_iterator(corpus))
+    if (e.path().extension() == ".tplaunch" && (only.empty() || e.path().stem() == only)) launches.push_back(e.path());
+  std::sort(launches.begin(), launches.end());
+  if (launches.empty()) {
+    std::cout << (only.empty() ? "no launch in the corpus " + corpus : "no launch " + only + " in " + corpus) << '\n';
+    return only.empty() ? 77 : 2;
+  }
+  std::map<std::string, std::string> known;  // launch id -> finding
+  if (!known_path.empty()) {
+    std::ifstream f(known_path);
+    if (!f) throw usage_error("cannot read " + known_path);
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto space = line.find(' ');
+      if (space == std::string::npos || space == 0) throw usage_error(known_path + ": not \"<id> <finding>\": " + line);
+      known[line.substr(0, space)] = line.substr(space + 1);
+    }
+  }
+  code_store store;
+  store.add_objects(objects);
+  unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0;
+  std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
+  for (const auto& path : launches) {
+    const std::string id = path.stem().string();
+    const record::launch l = record::decode_launch(record::read_file(path.string()));
+    const std::string result_path = fs::path(path).replace_extension(".tpresult").string();
+    const std::string what = l.arch + " " + l.kernel;
+    if (!fs::exists(result_path)) {
+      std::cout << "FAIL " << id << " " << what << ": no rocJITsu result beside it (" << result_path << ")\n";
+      ++unreplayable;
+      continue;
+    }
+    const record::result theirs = record::decode_result(record::read_file(result_path));
+    if (executor.find(theirs.executor) == std::string::npos)
+      executor += (executor.empty() ? "" : "; ") + theirs.executor;
+    code_object* co = store.find(l.code_object);
+    if (!co) {
+      std::cout << "FAIL " << id << " " << what << ": no code object of this build has key " << l.code_object
+                << " (the kernel's machine code changed since the corpus was recorded: regenerate it, "
+                   "tests/amdgpu_sim/rocjitsu/README.md)\n";
+      ++unreplayable;
+      continue;
+    }
+    std::string diff;
+    lds_hazard_report found;
+    try {
+      const auto ours = run_here(*co, l, races ? &found : nullptr);
+      if (!dump.empty()) {
+        fs::create_directories(dump);
+        for (std::size_t i = 0; i < ours.size(); ++i)
+          record::write_file(dump + "/" + id + "." + std::to_string(i) + ".bin", ours[i]);
+      }
+      diff = compare(ours, theirs);
+    } catch (const sim_error& e) {
+      diff = std::string("the simulator stopped: ") + e.what();
+    }
+    if (races) {
+      std::cout << "RACES " << id << " " << what << ": " << found.raw << " RAW, " << found.war << " WAR, " << found.waw
+                << " WAW instruction pairs\n";
+      for (const auto& h : found.first) std::cout << "  " << describe(h) << '\n';
+    }
+    const auto listed = known.find(id);
+    if (diff.empty() && listed == known.end()) {
+      ++agree;
+      if (!only.empty()) std::cout << "PASS " << id << " " << what << '\n';
+    } else if (diff.empty()) {
+      ++stale;
+      std::cout << "FAIL " << id << " " << what << ": agrees, but " << known_path
+                << " lists it as a known disagreement (" << listed->second << "): take it off the list\n";
+    } else if (listed != known.end()) {
+      ++as_known;
+      if (!only.empty()) std::cout << "KNOWN " << id << " " << what << " (" << listed->second << "): " << diff << '\n';
+    } else {
+      ++disagree;
+      std::cout << "FAIL " << id << " " << what << ": " << diff << '\n';
+    }
+  }
+  std::cout << agree << " launches agree with " << (executor.empty() ? "rocJITsu" : executor) << ", " << as_known
+            << " disagree as listed in " << (known_path.empty() ? "no list" : known_path) << ", " << disagree
+            << " disagree unlisted, " << stale << " listed but agree, " << unreplayable << " cannot be replayed\n";
+  return disagree || stale || unreplayable ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "tp-sim-replay: " << e.what() << '\n';
+    return 2;
+  } catch (const sim_error& e) {
+    std::cerr << "tp-sim-replay: " << e.what() << '\n';
+    return 2;
+  }
+}
