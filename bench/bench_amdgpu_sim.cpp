@@ -15,13 +15,18 @@
 //      simulator/cpu; target: >= 1. Each figure is the best of --repeat runs (the host may be shared).
 //
 //   5. with --fa: the two flash-attention probes' default runs the same way (issue #15's target: <= 120 s on the
-//      simulator; every schedule and the LDS race detector on, as the probes run them).
+//      simulator; every schedule and the LDS race detector on, as the probes run them), and their default runs on the
+//      tree variants (--variant tree-upstream-d256,tree-fixed: beellama's own kernels, kernels/fattn_tree; issue
+//      #31's target: <= 120 s) where those are built;
+//   6. with --fa-tree (a build with -DTP_FA_ROOT): one case through beellama's own kernel (tree-fixed) on the
+//      simulator beside the model's kernel on the simulator and the model on the CPU emulator, tiles/s and
+//      wave-instructions/s side by side with their ratios (bench_fa_tree.cpp).
 //
 // The simulator runs the copy of its semantics the CPU can (simt/amdgpu_sim/machine/host_isa.h; the rate line names
 // it); TILEPROBE_SIM_HOST_ISA=baseline in the environment measures the baseline copy instead, here and in the probes.
 //
 //   tp-bench-amdgpu-sim [--kernels test_kernels.<arch>.hsaco] [--probes DIR] [--arch gfx1201] [--fuzz N]
-//                       [--repeat R] [--no-probes] [--fa] [code objects to survey ...]
+//                       [--repeat R] [--no-probes] [--fa] [--fa-tree] [code objects to survey ...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,6 +50,10 @@
 #include "tests/amdgpu_sim/machine/harness.h"
 
 using namespace tp::amdgpu_sim;
+
+#if TP_BENCH_FA_TREE
+int fa_tree_rates(unsigned repeat);  // bench_fa_tree.cpp
+#endif
 
 namespace {
 
@@ -171,7 +180,7 @@ std::map<std::string, std::pair<double, double>> variant_rates(const nlohmann::j
 
 // Each probe's default run, cpu and simulator side by side (wall clock of the process, best of `repeat`).
 void default_runs(const std::string& dir, const std::string& sim, unsigned repeat, std::vector<const char*> names,
-                  double target_s) {
+                  double target_s, const std::string& args = "", bool with_cpu = true) {
   std::printf("\ndefault runs (wall clock of the process; best of %u)      cpu        simulator (%s)   target <= %.0f s\n",
               repeat, sim.c_str(), target_s);
   for (const char* name : names) {
@@ -182,12 +191,14 @@ void default_runs(const std::string& dir, const std::string& sim, unsigned repea
     }
     run_result best_cpu, best_sim;
     for (unsigned i = 0; i < repeat; ++i) {
-      const run_result c = run_probe(probe, sim, false, ""), s = run_probe(probe, sim, true, "");
+      const run_result c = with_cpu ? run_probe(probe, sim, false, args) : run_result{},
+                       s = run_probe(probe, sim, true, args);
       if (i == 0 || c.wall < best_cpu.wall) best_cpu = c;
       if (i == 0 || s.wall < best_sim.wall) best_sim = s;
     }
-    std::printf("  %-52s %6.2f s (exit %d)  %6.2f s (exit %d)  %s\n", name, best_cpu.wall, best_cpu.exit_code,
-                best_sim.wall, best_sim.exit_code,
+    char cpu[32] = "       not run";
+    if (with_cpu) std::snprintf(cpu, sizeof cpu, "%6.2f s (exit %d)", best_cpu.wall, best_cpu.exit_code);
+    std::printf("  %-52s %s  %6.2f s (exit %d)  %s\n", name, cpu, best_sim.wall, best_sim.exit_code,
                 best_sim.exit_code == 0 ? (best_sim.wall <= target_s ? "met" : "MISSED") : "not judged (exit != 0)");
   }
 }
@@ -244,12 +255,12 @@ void probes(const std::string& dir, const std::string& sim, unsigned fuzz, unsig
 int main(int argc, char** argv) {
   std::string kernels, dir = TP_SIM_BENCH_PROBE_DIR, arch = "gfx1201";
   unsigned fuzz = 10000, repeat = 3;
-  bool with_probes = true, with_fa = false;
+  bool with_probes = true, with_fa = false, with_fa_tree = false, fa_tree_child = false;
   std::vector<std::string> objects;
   const auto usage = [&] {
     std::fprintf(stderr,
                  "usage: %s [--kernels F.hsaco] [--probes DIR] [--arch gfx1201|gfx1100] [--fuzz N] [--repeat R] "
-                 "[--no-probes] [--fa] [code objects ...]\n",
+                 "[--no-probes] [--fa] [--fa-tree] [code objects ...]\n",
                  argv[0]);
     return 2;
   };
@@ -264,11 +275,20 @@ int main(int argc, char** argv) {
       else if (a == "--repeat" && has_value) repeat = std::max(1u, unsigned(std::stoul(argv[++i])));
       else if (a == "--no-probes") with_probes = false;
       else if (a == "--fa") with_fa = true;
+      else if (a == "--fa-tree") with_fa_tree = true;
+      else if (a == "--fa-tree-rates") fa_tree_child = true;  // the child --fa-tree starts under the simulator
       else if (a.rfind("--", 0) == 0) return usage();
       else objects.push_back(a);
     } catch (const std::exception&) {
       return usage();
     }
+  }
+  if (fa_tree_child) {
+#if TP_BENCH_FA_TREE
+    return fa_tree_rates(repeat);
+#else
+    return usage();
+#endif
   }
   if (kernels.empty()) kernels = std::string(TP_SIM_BENCH_KERNELS_DIR) + "/test_kernels." + arch + ".hsaco";
   if (!arch_supported(arch)) {
@@ -279,7 +299,26 @@ int main(int argc, char** argv) {
     for (const std::string& o : objects) survey(o);
     wave_instruction_rates(kernels, repeat);
     if (with_probes) probes(dir, "sim:" + arch, fuzz, repeat);
-    if (with_fa) default_runs(dir, "sim:" + arch, repeat, {"fa-k00-combine-race", "fa-missing-tile-meta"}, 120);
+    if (with_fa) {
+      default_runs(dir, "sim:" + arch, repeat, {"fa-k00-combine-race", "fa-missing-tile-meta"}, 120);
+#if TP_BENCH_FA_TREE
+      std::printf("\non the tree variants tree-upstream-d256 and tree-fixed (beellama's own kernels, which run on the "
+                  "simulator only):\n");
+      default_runs(dir, "sim:" + arch, repeat, {"fa-k00-combine-race", "fa-missing-tile-meta"}, 120,
+                   "--variant tree-upstream-d256,tree-fixed --buggy tree-upstream-d256 --fixed tree-fixed", false);
+#endif
+    }
+    if (with_fa_tree) {
+#if TP_BENCH_FA_TREE
+      const std::string self = quoted(argv[0]);
+      std::fflush(stdout);
+      if (std::system(("env TILEPROBE_HIP=sim:" + arch + " " + self + " --fa-tree-rates --repeat " +
+                       std::to_string(repeat)).c_str()) != 0)
+        std::printf("fa tree: the measuring child failed\n");
+#else
+      std::printf("\nfa tree: not built (configure with -DTP_FA_ROOT and fattn/tree-fixed in TP_HIP_VARIANTS)\n");
+#endif
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());
     return 3;

@@ -40,8 +40,9 @@ def kernel_entries(listing):
 
 
 def frames(symbolizer, obj, addr):
-    """[(function, file, line)] innermost first, as llvm-symbolizer --inlining gives them."""
-    text = run([symbolizer, "--inlining", "--demangle", f"--obj={obj}", hex(addr)])
+    """[(function, file, line)] innermost first, as llvm-symbolizer --inlining gives them; each file as its line table
+    names it (--relativenames: without the compile's working folder, so NAME/... for a variant's tree files)."""
+    text = run([symbolizer, "--inlining", "--demangle", "--relativenames", f"--obj={obj}", hex(addr)])
     lines = [l for l in text.splitlines() if l.strip()]
     out = []
     for fn, loc in zip(lines[0::2], lines[1::2]):
@@ -79,6 +80,8 @@ def main():
     ap.add_argument("--listing-dir", required=True)
     ap.add_argument("--objdump", required=True)
     ap.add_argument("--symbolizer", required=True)
+    # The variant's files are named NAME/... in the line tables (-ffile-prefix-map ROOT=NAME): read them from ROOT.
+    ap.add_argument("--source-root", metavar="NAME=ROOT", default="")
     ap.add_argument("objects", nargs="+", metavar="ARCH=HSACO")
     a = ap.parse_args()
     os.makedirs(a.listing_dir, exist_ok=True)
@@ -100,7 +103,9 @@ def main():
             k = key(fr[-1][0])
             if not k:
                 sys.exit(f"code_object.py: {obj}: cannot read the kernel's template arguments from '{fr[-1][0]}'")
-            guard = guard_text(file, line) or f"{os.path.basename(file)}:{line}"
+            name, _, root = a.source_root.partition("=")
+            on_disk = root + file[len(name):] if name and file.startswith(name + "/") else file
+            guard = guard_text(on_disk, line) or f"{os.path.basename(file)}:{line}"
             rows.append((arch, k, f"{guard} (no_device_code at {file}:{line})"))
     body = "".join(f"    {{{c_string(arch)}, {c_string(k)}, {c_string(g)}}},\n" for arch, k, g in rows)
     with open(a.out + ".tmp", "w") as f:

@@ -8,7 +8,8 @@
 // table getters, get_cols_per_warp, ggml_cuda_fattn_mma_get_nstages, ggml_cuda_fattn_kvarn_mma_shared_bytes,
 // init_fastdiv_values, amd_wmma_available). Ours: the launch plan and launch sequence below, which mirror upstream's
 // host functions named at each step (those need a ggml graph, a backend context and ggml-cuda.cu's device table, so
-// they are not called), the data layout conversion from tp::fattn::problem, and the registration.
+// they are not called), the KVarN descriptors (kvarn_stage_kv), the data layout conversion from tp::fattn::problem, and
+// the registration.
 //
 // Through the HIP runtime tileprobe links (tp_hip_runtime): TILEPROBE_HIP=sim:gfx1100 runs the code objects on the
 // simulator, unset a real card's ROCm runs them; nothing here knows which.
@@ -309,111 +310,190 @@ std::vector<float> tail_merge(const problem& p, tp::device_buffer<float>& Q, tp:
   return out.to_host();
 }
 
+// K and V as the body kernel reads them, with launch_fattn's strides of its K and V tensors (nb11..nb23).
+struct body_kv {
+  tp::device_buffer<std::uint16_t> K{1}, V{1};                  // f16 rows, or the KVarN descriptors' f16 stage
+  tp::device_buffer<ggml_cuda_fattn_kvarn_desc> K_desc{1}, V_desc{1};
+  const char *k = nullptr, *v = nullptr;
+  std::size_t nb11 = 0, nb12 = 0, nb13 = 0, nb21 = 0, nb22 = 0, nb23 = 0;
+};
+
+// f16: the problem's K/V as ggml's f16 tensors [D, n_kv, n_head].
+template <int DKQ, int DV>
+void f16_kv(const problem& p, body_kv& kv) {
+  kv.K.resize(p.k_body.size());
+  kv.V.resize(p.v_body.size());
+  kv.K.upload(to_half_bits(p.k_body));
+  kv.V.upload(to_half_bits(p.v_body));
+  kv.k = reinterpret_cast<const char*>(ptr(kv.K));
+  kv.v = reinterpret_cast<const char*>(ptr(kv.V));
+  kv.nb11 = std::size_t(DKQ) * sizeof(half), kv.nb12 = kv.nb11 * p.n_kv, kv.nb13 = kv.nb12 * p.n_head;
+  kv.nb21 = std::size_t(DV) * sizeof(half), kv.nb22 = kv.nb21 * p.n_kv, kv.nb23 = kv.nb22 * p.n_head;
+}
+
+// KVarN (both sides rotated, the kind ROCm runs): the body reads K and V through the tree's descriptors
+// (ggml_cuda_fattn_kvarn_desc, one per stream and K/V head), filled here as ggml_cuda_fattn_kvarn_init_descs_kernel
+// fills them, and ggml_cuda_flash_attn_ext_mma_kvarn_case hands them to launch_fattn in place of K and V (nb1 0, nb2 one
+// descriptor, nb3 one stream's). Every 128-token group lies in the descriptor's f16 stage, the tree's lossless window
+// (group 0, the attention-sink group, always; groups 1..live_group as its tail window, tail_groups = live_group), at
+// the stage position the tree's store kernels write (kvarn_store_kernel_*: stream base, slot 0 for group 0 and
+// 1 + (g-1) % tail_groups after, then [record head][128]), so the kernel's fast stage path copies them as they are.
+// No group comes from a quantised record: records is null, so a read of one faults on the device instead of reading
+// zeros. The rotated domain is the kernel's own (the graph rotates Q before it and the output after): the problem's
+// Q, K and V are taken as rotated-domain values, so the kernel computes plain attention over them, which the oracle
+// computes too.
+template <int DKQ, int DV>
+void kvarn_stage_kv(const problem& p, body_kv& kv) {
+  static_assert(DKQ == DV && DKQ % GGML_CUDA_FATTN_KVARN_DIM == 0, "rotated KVarN K/V: 128-wide slices, DKQ == DV");
+  constexpr int dim = GGML_CUDA_FATTN_KVARN_DIM, slices = DKQ / dim;
+  const int live_group = (p.n_kv - 1) / dim, live_pos = (p.n_kv - 1) % dim;
+  const int tail_groups = std::max(1, live_group), stage_groups = tail_groups + 1, n_record_heads = p.n_head * slices;
+  const std::size_t stage_halves = std::size_t(stage_groups) * dim * n_record_heads * dim;
+  const auto stage_of = [&](std::span<const float> rows, tp::device_buffer<std::uint16_t>& stage) {
+    std::vector<float> staged(stage_halves, 0.0f);
+    for (int h = 0; h < p.n_head; ++h)
+      for (int t = 0; t < p.n_kv; ++t) {
+        const int group = t / dim, pos = t % dim, slot = group == 0 ? 0 : 1 + (group - 1) % tail_groups;
+        for (int s = 0; s < slices; ++s)
+          std::copy_n(rows.begin() + (std::size_t(h) * p.n_kv + t) * DKQ + s * dim, dim,
+                      staged.begin() + ((std::size_t(slot) * dim + pos) * n_record_heads + h * slices + s) * dim);
+      }
+    stage.resize(stage_halves);
+    stage.upload(to_half_bits(staged));
+  };
+  stage_of(p.k_body, kv.K);
+  stage_of(p.v_body, kv.V);
+  std::vector<ggml_cuda_fattn_kvarn_desc> descs(2 * std::size_t(p.n_head));
+  for (int side = 0; side < 2; ++side)
+    for (int h = 0; h < p.n_head; ++h) {
+      ggml_cuda_fattn_kvarn_desc& d = descs[std::size_t(side) * p.n_head + h];
+      d = {};
+      d.records = nullptr;
+      d.stage = reinterpret_cast<const half*>(ptr(side == 0 ? kv.K : kv.V));
+      d.indices = nullptr;  // read only for SWA or indirect reads
+      d.n_record_heads = n_record_heads;
+      d.live_group = live_group;
+      d.live_pos = live_pos;
+      d.stream = 0;
+      d.head_base = h * slices;
+      d.groups_per_stream = live_group + 1;
+      d.record_bytes = 0;
+      d.stage_groups = stage_groups;
+      d.tail_groups = tail_groups;
+      d.bits = 4;  // a valid width (ggml_cuda_fattn_kvarn_valid_bits); no record is decoded
+      d.value = side;
+      d.head_slices = 1;
+      d.original_domain = 0;
+    }
+  kv.K_desc.resize(p.n_head);
+  kv.V_desc.resize(p.n_head);
+  kv.K_desc.upload(descs.data(), p.n_head);
+  kv.V_desc.upload(descs.data() + p.n_head, p.n_head);
+  kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
+  kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
+  kv.nb11 = kv.nb21 = 0;
+  kv.nb12 = kv.nb22 = sizeof(ggml_cuda_fattn_kvarn_desc);
+  kv.nb13 = kv.nb23 = sizeof(ggml_cuda_fattn_kvarn_desc) * p.n_head;
+}
+
 template <int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>
 run_result run_instance(const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {
   constexpr ggml_type type_K = kv_types<KIND>::K, type_V = kv_types<KIND>::V;
   constexpr int ncols = ncols1 * ncols2;
-  // Named for every kind, so every instance of instances.h is compiled (and its code object analysed).
+  // The original-V domain reconstructs V in the loader, a CUDA-only route (api.h) with descriptors of its own.
+  static_assert(KIND != kernel_kind::kvarn_k_original_v, "instances.h: the KVarN original-V domain is not launched");
   const auto body_kernel = flash_attn_ext_f16<DKQ, DV, ncols1, ncols2, false, false, type_K, type_V>;
   refuse_if_compiled_out(kernel_key(DKQ, DV, ncols1, ncols2, type_K, type_V));
-  // The KVarN body pass reads K/V through the tree's descriptors over KVarN records (fattn-mma-kvarn.cuh), which
-  // this launcher does not build yet; the f16 kernel runs end to end.
-  if constexpr (KIND != kernel_kind::f16) {
-    (void)body_kernel;
-    throw tp::device_error(std::string("fattn tree: the KVarN body pass (") + tp::fattn::to_string(KIND) +
-                           ") needs the tree's K/V descriptors over KVarN records, which this launcher does not build "
-                           "yet (kernels/fattn_tree/README.md, phase 2)");
-  } else {
-    const device_info& d = device();
-    const body_config c = body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size);
-    run_result r;
-    r.plan = plan_for(c, p, dev, d.cc);
-    const launch_plan& lp = r.plan;
-    r.tile_blocks = tp::fattn::blocks_per_tile(lp);
-    const int H = p.n_head * p.gqa;  // Q heads
-    const std::size_t rows = std::size_t(H) * p.n_q;
+  const device_info& d = device();
+  const body_config c = body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size);
+  run_result r;
+  r.plan = plan_for(c, p, dev, d.cc);
+  const launch_plan& lp = r.plan;
+  r.tile_blocks = tp::fattn::blocks_per_tile(lp);
+  const int H = p.n_head * p.gqa;  // Q heads
+  const std::size_t rows = std::size_t(H) * p.n_q;
 
-    // ggml's tensors, as launch_fattn reads them: Q f32 [DKQ, n_q, H] (the problem's q, as it lies), K/V f16
-    // [D, n_kv, n_head], the mask f16 [KV, tokens] (zeros: the problem has none; one row per token of every tile and
-    // one column per KV row of every batch, what the kernel may read), dst f32 [DV, H, n_q] (row q*H + h), the body
-    // meta float2 per dst row (fattn-tail.cuh's memset to zero first), the stream-k fixup buffer.
-    tp::device_buffer<float> Q(p.q.size());
-    Q.upload(p.q.data(), p.q.size());
-    tp::device_buffer<std::uint16_t> K(p.k_body.size()), V(p.v_body.size());
-    K.upload(to_half_bits(p.k_body));
-    V.upload(to_half_bits(p.v_body));
-    const int mask_cols = lp.iter_k * c.nbatch_fa, mask_rows = lp.iter_j * ncols1;
-    tp::device_buffer<std::uint16_t> mask(std::size_t(mask_cols) * mask_rows);
-    mask.fill(0);
-    tp::device_buffer<float> dst(rows * DV);
-    tp::device_buffer<float> final_meta = opt.memset_body_meta ? tp::device_buffer<float>(rows * 2)
-                                                               : tp::device_buffer<float>(rows * 2, tp::uninitialised);
-    if (opt.memset_body_meta) final_meta.fill(0.0f);
-    const bool needs_fixup_buffer = lp.ntiles % lp.blocks != 0;
-    tp::device_buffer<float> fixup(needs_fixup_buffer ? std::size_t(lp.blocks) * ncols * (2 + DV / 2) * 2 : 1);
+  // ggml's tensors, as launch_fattn reads them: Q f32 [DKQ, n_q, H] (the problem's q, as it lies), K/V (f16
+  // [D, n_kv, n_head], or the KVarN descriptors), the mask f16 [KV, tokens] (zeros: the problem has none; one row per
+  // token of every tile and one column per KV row of every batch, what the kernel may read), dst f32 [DV, H, n_q]
+  // (row q*H + h), the body meta float2 per dst row (fattn-tail.cuh's memset to zero first), the stream-k fixup
+  // buffer.
+  tp::device_buffer<float> Q(p.q.size());
+  Q.upload(p.q.data(), p.q.size());
+  body_kv kv;
+  if constexpr (KIND == kernel_kind::f16)
+    f16_kv<DKQ, DV>(p, kv);
+  else
+    kvarn_stage_kv<DKQ, DV>(p, kv);
+  const int mask_cols = lp.iter_k * c.nbatch_fa, mask_rows = lp.iter_j * ncols1;
+  tp::device_buffer<std::uint16_t> mask(std::size_t(mask_cols) * mask_rows);
+  mask.fill(0);
+  tp::device_buffer<float> dst(rows * DV);
+  tp::device_buffer<float> final_meta = opt.memset_body_meta ? tp::device_buffer<float>(rows * 2)
+                                                             : tp::device_buffer<float>(rows * 2, tp::uninitialised);
+  if (opt.memset_body_meta) final_meta.fill(0.0f);
+  const bool needs_fixup_buffer = lp.ntiles % lp.blocks != 0;
+  tp::device_buffer<float> fixup(needs_fixup_buffer ? std::size_t(lp.blocks) * ncols * (2 + DV / 2) * 2 : 1);
 
-    const std::size_t nb01 = std::size_t(DKQ) * sizeof(float), nb02 = nb01 * p.n_q, nb03 = nb02 * H;
-    const std::size_t nb11 = std::size_t(DKQ) * sizeof(half), nb12 = nb11 * p.n_kv, nb13 = nb12 * p.n_head;
-    const std::size_t nb21 = std::size_t(DV) * sizeof(half), nb22 = nb21 * p.n_kv, nb23 = nb22 * p.n_head;
-    const std::size_t nb31 = std::size_t(mask_cols) * sizeof(half), nb32 = nb31 * mask_rows, nb33 = nb32;
+  const std::size_t nb01 = std::size_t(DKQ) * sizeof(float), nb02 = nb01 * p.n_q, nb03 = nb02 * H;
+  const std::size_t nb31 = std::size_t(mask_cols) * sizeof(half), nb32 = nb31 * mask_rows, nb33 = nb32;
 
-    // The mask scan, when launch_fattn runs it: a KV length that is a multiple of FATTN_KQ_STRIDE and >= 1024 tokens.
-    tp::device_buffer<int> KV_max(std::size_t(lp.iter_j));
-    const bool scan = p.n_kv % FATTN_KQ_STRIDE == 0 && p.n_q >= 1024;
-    if (scan)
-      launch("flash_attn_mask_to_KV_max", flash_attn_mask_to_KV_max<ncols1>, dim3(lp.iter_j, 1, 1),
-             dim3(FATTN_KQ_STRIDE / 2, 1, 1), 0, reinterpret_cast<const half2*>(ptr(mask)), ptr(KV_max),
-             p.n_kv / FATTN_KQ_STRIDE, std::int64_t(nb31 / sizeof(half2)), std::int64_t(nb33 / sizeof(half2)));
+  // The mask scan, when launch_fattn runs it: a KV length that is a multiple of FATTN_KQ_STRIDE and >= 1024 tokens.
+  tp::device_buffer<int> KV_max(std::size_t(lp.iter_j));
+  const bool scan = p.n_kv % FATTN_KQ_STRIDE == 0 && p.n_q >= 1024;
+  if (scan)
+    launch("flash_attn_mask_to_KV_max", flash_attn_mask_to_KV_max<ncols1>, dim3(lp.iter_j, 1, 1),
+           dim3(FATTN_KQ_STRIDE / 2, 1, 1), 0, reinterpret_cast<const half2*>(ptr(mask)), ptr(KV_max),
+           p.n_kv / FATTN_KQ_STRIDE, std::int64_t(nb31 / sizeof(half2)), std::int64_t(nb33 / sizeof(half2)));
 
-    // launch_fattn's scalars with no ALiBi and no softcap: m0 = m1 = 2^0, n_head_log2 the largest power of two <= H.
-    std::uint32_t n_head_log2 = 1;
-    while (n_head_log2 * 2 <= std::uint32_t(H)) n_head_log2 *= 2;
-    launch("flash_attn_ext_f16", body_kernel, dim3(lp.blocks, 1, 1), dim3(d.warp_size, c.nwarps, 1), c.nbytes_shared,
-           reinterpret_cast<const char*>(ptr(Q)), reinterpret_cast<const char*>(ptr(K)),
-           reinterpret_cast<const char*>(ptr(V)), reinterpret_cast<const char*>(ptr(mask)),
-           static_cast<const char*>(nullptr), scan ? static_cast<const int*>(ptr(KV_max)) : nullptr, ptr(dst),
-           needs_fixup_buffer ? reinterpret_cast<float2*>(ptr(fixup)) : nullptr,
-           reinterpret_cast<float2*>(ptr(final_meta)), p.scale, 0.0f, 1.0f, 1.0f, n_head_log2, 0.0f, DKQ,
-           init_fastdiv_values(p.n_q), H, 1, checked_int(nb01, "nb01"), checked_int(nb02, "nb02"),
-           checked_int(nb03, "nb03"), DKQ, p.n_kv, p.n_head, 1, checked_int(nb11, "nb11"), checked_int(nb12, "nb12"),
-           std::int64_t(nb13), checked_int(nb21, "nb21"), checked_int(nb22, "nb22"), std::int64_t(nb23), mask_rows, 1,
-           1, checked_int(nb31, "nb31"), checked_int(nb32, "nb32"), std::int64_t(nb33));
+  // launch_fattn's scalars with no ALiBi and no softcap: m0 = m1 = 2^0, n_head_log2 the largest power of two <= H.
+  std::uint32_t n_head_log2 = 1;
+  while (n_head_log2 * 2 <= std::uint32_t(H)) n_head_log2 *= 2;
+  launch("flash_attn_ext_f16", body_kernel, dim3(lp.blocks, 1, 1), dim3(d.warp_size, c.nwarps, 1), c.nbytes_shared,
+         reinterpret_cast<const char*>(ptr(Q)), kv.k, kv.v, reinterpret_cast<const char*>(ptr(mask)),
+         static_cast<const char*>(nullptr), scan ? static_cast<const int*>(ptr(KV_max)) : nullptr, ptr(dst),
+         needs_fixup_buffer ? reinterpret_cast<float2*>(ptr(fixup)) : nullptr,
+         reinterpret_cast<float2*>(ptr(final_meta)), p.scale, 0.0f, 1.0f, 1.0f, n_head_log2, 0.0f, DKQ,
+         init_fastdiv_values(p.n_q), H, 1, checked_int(nb01, "nb01"), checked_int(nb02, "nb02"),
+         checked_int(nb03, "nb03"), DKQ, p.n_kv, p.n_head, 1, checked_int(kv.nb11, "nb11"),
+         checked_int(kv.nb12, "nb12"), std::int64_t(kv.nb13), checked_int(kv.nb21, "nb21"),
+         checked_int(kv.nb22, "nb22"), std::int64_t(kv.nb23), mask_rows, 1,
+         1, checked_int(nb31, "nb31"), checked_int(nb32, "nb32"), std::int64_t(nb33));
 
-    const int gqa_ratio = p.gqa;
-    if (lp.fixup == fixup_kind::uniform) {
-      const uint3 fd0 = init_fastdiv_values(lp.iter_j * lp.iter_z * p.n_head);
-      const uint3 fd1 = init_fastdiv_values(lp.iter_j * lp.iter_z);
-      const uint3 fd2 = init_fastdiv_values(lp.iter_j);
-      launch("flash_attn_stream_k_fixup_uniform", flash_attn_stream_k_fixup_uniform<DV, ncols1, ncols2>,
-             dim3(lp.ntiles, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
-             reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
-             p.n_head, lp.blocks, gqa_ratio, lp.blocks / lp.ntiles, fd0, fd1, fd2);
-    } else if (lp.fixup == fixup_kind::general) {
-      const uint3 fd_k_j_z_ne12 = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z * p.n_head);
-      const uint3 fd_k_j_z = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z);
-      const uint3 fd_k_j = init_fastdiv_values(lp.iter_k * lp.iter_j);
-      const uint3 fd_k = init_fastdiv_values(lp.iter_k);
-      launch("flash_attn_stream_k_fixup_general", flash_attn_stream_k_fixup_general<DV, ncols1, ncols2>,
-             dim3(lp.blocks, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
-             reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
-             gqa_ratio, checked_int(std::size_t(lp.units), "units"), fd_k_j_z_ne12, fd_k_j_z, fd_k_j, fd_k);
-    }
+  const int gqa_ratio = p.gqa;
+  if (lp.fixup == fixup_kind::uniform) {
+    const uint3 fd0 = init_fastdiv_values(lp.iter_j * lp.iter_z * p.n_head);
+    const uint3 fd1 = init_fastdiv_values(lp.iter_j * lp.iter_z);
+    const uint3 fd2 = init_fastdiv_values(lp.iter_j);
+    launch("flash_attn_stream_k_fixup_uniform", flash_attn_stream_k_fixup_uniform<DV, ncols1, ncols2>,
+           dim3(lp.ntiles, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
+           reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
+           p.n_head, lp.blocks, gqa_ratio, lp.blocks / lp.ntiles, fd0, fd1, fd2);
+  } else if (lp.fixup == fixup_kind::general) {
+    const uint3 fd_k_j_z_ne12 = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z * p.n_head);
+    const uint3 fd_k_j_z = init_fastdiv_values(lp.iter_k * lp.iter_j * lp.iter_z);
+    const uint3 fd_k_j = init_fastdiv_values(lp.iter_k * lp.iter_j);
+    const uint3 fd_k = init_fastdiv_values(lp.iter_k);
+    launch("flash_attn_stream_k_fixup_general", flash_attn_stream_k_fixup_general<DV, ncols1, ncols2>,
+           dim3(lp.blocks, ncols1, ncols2), dim3(DV, 1, 1), 0, ptr(dst),
+           reinterpret_cast<const float2*>(ptr(fixup)), reinterpret_cast<float2*>(ptr(final_meta)), p.n_q, H,
+           gqa_ratio, checked_int(std::size_t(lp.units), "units"), fd_k_j_z_ne12, fd_k_j_z, fd_k_j, fd_k);
+  }
 
-    r.body = to_problem_rows(dst.to_host(), H, p.n_q, DV);
-    r.body_meta = to_problem_rows(final_meta.to_host(), H, p.n_q, 2);
-    if (auto w = final_meta.kernel_written()) {
-      const std::vector<bool> written = to_problem_rows(*w, H, p.n_q, 2);
-      r.body_meta_written.assign(rows, false);
-      for (std::size_t i = 0; i < rows; ++i) r.body_meta_written[i] = written[2 * i] && written[2 * i + 1];
-    }
-    if (!opt.with_tail_merge) {
-      r.out = r.body;
-      return r;
-    }
-    r.out = to_problem_rows(tail_merge<DKQ, DV>(p, Q, dst, final_meta), H, p.n_q, DV);
-    if (auto u = final_meta.unwritten_reads()) r.merge_unwritten_meta_reads = u->total();
+  r.body = to_problem_rows(dst.to_host(), H, p.n_q, DV);
+  r.body_meta = to_problem_rows(final_meta.to_host(), H, p.n_q, 2);
+  if (auto w = final_meta.kernel_written()) {
+    const std::vector<bool> written = to_problem_rows(*w, H, p.n_q, 2);
+    r.body_meta_written.assign(rows, false);
+    for (std::size_t i = 0; i < rows; ++i) r.body_meta_written[i] = written[2 * i] && written[2 * i + 1];
+  }
+  if (!opt.with_tail_merge) {
+    r.out = r.body;
     return r;
   }
+  r.out = to_problem_rows(tail_merge<DKQ, DV>(p, Q, dst, final_meta), H, p.n_q, DV);
+  if (auto u = final_meta.unwritten_reads()) r.merge_unwritten_meta_reads = u->total();
+  return r;
 }
 
 run_result run(int config, const problem& p, const tp::fattn::device_model& dev, const tp::fattn::run_options& opt) {

@@ -78,6 +78,7 @@ const std::string group_entry = "np=1, >=2 tiles/block, kvarn-kvarn: entry barri
 const std::string group_np2 = "np>1 (barrier fires) - control";
 const std::string group_one = "np=1, 1 iteration (Q stride = combine stride) - control";
 const std::string group_fix = "real weights (fixture), kvarn-kvarn";
+const std::string group_live = "D128 (live before PR #149): np=1, 1 combine iteration, >=2 tiles/block, f16";
 
 }  // namespace
 
@@ -94,7 +95,36 @@ int main(int argc, char** argv) {
   const auto fit = [&probe, &st](case_list& out) {
     st.fit.leave_out<race_case>(probe, out, [](const race_case& c) { return c.g.config; });
   };
-  probe.source(source_kind::adversarial, [&fit](case_list& out) {
+  // A run selecting a tree variant (fa_support tree_run) takes this list instead of the sources' own: the same races
+  // on the GQA-packed instances the tree variants build (tree_geometry: 8 Q heads of one K/V head per tile), each
+  // geometry under the adversarial policy and one random schedule (the simulator costs ~100x the emulator per tile).
+  const auto tree_list = [&probe](source_kind kind, case_list& out) {
+    if (!tree_run(probe)) return false;
+    const auto add_tree = [&out](const geometry& g, const std::string& group, tp::probe::on_buggy b) {
+      for (const auto& [p, seed] : {std::pair{policy::adversarial, 0}, std::pair{policy::random, 1}})
+        add(out, {g, p, std::uint64_t(seed)}, "tree: " + group, b);
+    };
+    if (kind == source_kind::adversarial) {
+      // D256 (live with PR #149's route): the k00 race inside one tile, whole on one block and split over the uniform
+      // fixup; the inter-tile race in the f16 kernel (4 whole tiles on 2 blocks; 5 tiles: general fixup); the KVarN
+      // kernel's entry barrier with 4 tiles on 2 blocks (the k00 race only).
+      for (int cus : {1, 48}) add_tree(tree_geometry("rdna-d256-ncols64", 1, cus, kernel_kind::kvarn_kvarn), group_k00,
+                                       tp::probe::on_buggy::fail);
+      for (int tiles : {4, 5})
+        add_tree(tree_geometry("rdna-d256-ncols64", tiles, 2, kernel_kind::f16), group_tile(kernel_kind::f16),
+                 tp::probe::on_buggy::fail);
+      add_tree(tree_geometry("rdna-d256-ncols64", 4, 2, kernel_kind::kvarn_kvarn), group_entry,
+               tp::probe::on_buggy::fail);
+      // D128, the route live before PR #149 (np 1, one combine iteration), with several tiles per stream-k block: the
+      // question of kernels/fattn_tree/README.md ("does the shipped pre-fix kernel race?"). Not a control: the answer
+      // is the run's, on whichever variant, and a fixed variant must still pass.
+      for (int tiles : {4, 5})
+        add_tree(tree_geometry("rdna-d128-ncols64", tiles, 2, kernel_kind::f16), group_live, tp::probe::on_buggy::any);
+    }
+    return true;
+  };
+  probe.source(source_kind::adversarial, [&fit, &tree_list](case_list& out) {
+    if (tree_list(source_kind::adversarial, out)) return fit(out);
     // one tile: whole (1 block) and split over the uniform stream-k fixup (iter_k blocks), on the KVARN/KVARN kernel
     // ROCm runs (the k00 race is inside one tile: every kernel kind has it)
     for (const char* cfg : {"rdna-d256-ncols64", "rdna-d512-ncols64", "rdna-d256-ncols128"})
@@ -114,7 +144,8 @@ int main(int argc, char** argv) {
     add_all_policies(out, geo("rdna-d256-ncols64", 5, 2, kernel_kind::kvarn_kvarn), group_entry);
     fit(out);
   });
-  probe.source(source_kind::control, [&fit](case_list& out) {
+  probe.source(source_kind::control, [&fit, &tree_list](case_list& out) {
+    if (tree_list(source_kind::control, out)) return fit(out);
     for (const char* cfg : {"rdna-d256-ncols32", "rdna-d256-ncols64-retuned"})
       add_all_policies(out, geo(cfg, 5, 2, kernel_kind::f16), group_np2);
     // One combine iteration (nbatch_combine = DKQ/2) makes the combine row stride equal the Q row stride, and P0's
@@ -127,7 +158,8 @@ int main(int argc, char** argv) {
     }
     fit(out);
   });
-  probe.source(source_kind::fixture, [&fit](case_list& out) {
+  probe.source(source_kind::fixture, [&fit, &tree_list](case_list& out) {
+    if (tree_list(source_kind::fixture, out)) return fit(out);
     // face-api conv filters as Q/K/V (head dim 256), Q gain 16 for a peaked softmax
     for (const char* cfg : {"rdna-d256-ncols64", "rdna-d256-ncols128"}) {
       geometry g = geo(cfg, 4, 2, kernel_kind::kvarn_kvarn, 256);
@@ -138,15 +170,25 @@ int main(int argc, char** argv) {
     }
     fit(out);
   });
-  probe.fuzz([&fit](std::uint64_t seed, case_list& out) {
+  probe.fuzz([&fit, &probe](std::uint64_t seed, case_list& out) {
     rng r(seed);
     race_case c;
-    c.g.config = int(r.below(tp::fattn::n_configs));
-    c.g.n_q = int(r.range(1, 4) * configs[c.g.config].ncols - r.below(3) * 7);  // ragged last tile sometimes
+    if (tree_run(probe)) {
+      // a tree instance (instances.h), 1..4 tiles of 8 tokens x 8 Q heads, ragged Q heads (gqa 5..8) sometimes
+      const std::pair<const char*, kernel_kind> built[] = {{"rdna-d256-ncols64", kernel_kind::kvarn_kvarn},
+                                                           {"rdna-d256-ncols64", kernel_kind::f16},
+                                                           {"rdna-d128-ncols64", kernel_kind::f16}};
+      const auto& [cfg, kind] = built[r.below(3)];
+      c.g = tree_geometry(cfg, int(r.range(1, 4)), 1, kind);
+      c.g.gqa -= int(r.below(4));
+    } else {
+      c.g.config = int(r.below(tp::fattn::n_configs));
+      c.g.n_q = int(r.range(1, 4) * configs[c.g.config].ncols - r.below(3) * 7);  // ragged last tile sometimes
+      c.g.kernel = kernel_kind(r.below(3));
+    }
     c.g.n_kv = int(r.range(1, 2)) * 128;
     c.g.n_tail = 0;
     c.g.cus = int(r.range(1, 4));
-    c.g.kernel = kernel_kind(r.below(3));
     c.g.data_seed = r.next() & 0xffff;
     c.sched = all_policies[r.below(4)];
     c.sched_seed = r.next() & 0xffff;

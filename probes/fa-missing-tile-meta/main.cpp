@@ -152,10 +152,17 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"memset", "none"}))
       ->capture_default_str();
 
-  probe.source(source_kind::adversarial, [&st](case_list& out) {
+  probe.source(source_kind::adversarial, [&st, &probe](case_list& out) {
     // PR #149's geometry on the --cus x --occupancy device (gfx1100 by default). Its kernel has the k00 race too
     // (np 1, two iterations), so upstream fails every point; the meta bug alone is fixed-minus-0003's.
     for (int ub : pr_ubs) add_case(out, pr_geometry(st, ub, pr_kv_emulated), pr_group, true);
+    // A run selecting a tree variant (fa_support tree_run) takes the PR's sweep alone: it is already the GQA-packed
+    // KVarN instance the tree variants build (kernels/fattn_tree/instances.h); the extra rows below are gqa 1, which
+    // RDNA compiles out in every tree.
+    if (tree_run(probe)) {
+      for (const auto& c : out) st.sweep_ids.push_back(c.id);
+      return;
+    }
     // Extra rows: 4 KV heads, gqa 1, configs upstream runs race-free (np 2; np 1 with one combine iteration), so
     // every wrong row is this bug's. Fixed points show each fixup kind; the threshold pair is the first ub (a
     // multiple of ncols) whose plan has a whole tile, and the ub just below, so the run confirms the edge on
@@ -185,7 +192,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : out) st.sweep_ids.push_back(c.id);
   });
-  probe.source(source_kind::fixture, [&st](case_list& out) {
+  probe.source(source_kind::fixture, [&st, &probe](case_list& out) {
+    if (tree_run(probe)) return;  // gqa 1 (compiled out in every tree); the tree list is the PR's sweep
     for (const char* cfg : {"rdna-d256-ncols32", "rdna-d128-ncols64"}) {
       geometry g;
       g.config = tp::fattn::find_config(cfg);
@@ -202,9 +210,21 @@ int main(int argc, char** argv) {
       out.back().group = std::string("real weights (fixture) ") + cfg;
     }
   });
-  probe.fuzz([](std::uint64_t seed, case_list& out) {
+  probe.fuzz([&st, &probe](std::uint64_t seed, case_list& out) {
     rng r(seed);
     geometry g;
+    if (tree_run(probe)) {
+      // The PR's KVarN instance (the one a tree variant builds for this bug): 1..4 K/V heads, gqa 5..8, ub 8..64.
+      g = pr_geometry(st, int(r.range(1, 8)) * 8, 128);
+      g.n_head = int(r.range(1, 4));
+      g.gqa = int(r.range(5, 8));
+      g.n_tail = int(r.range(1, 64));
+      g.cus = int(r.range(2, 24));
+      g.occupancy = int(r.range(1, 2));
+      g.data_seed = r.next() & 0xffff;
+      out.push_back({.id = geometry_id(probe_name, g)("ub", g.n_q).seed(seed).str(), .seed = seed, .payload = g});
+      return;
+    }
     const char* cfgs[] = {"rdna-d256-ncols32", "rdna-d128-ncols64", "rdna-d256-ncols64-retuned"};
     g.config = tp::fattn::find_config(cfgs[r.below(3)]);
     g.n_head = int(r.range(1, 4));

@@ -290,43 +290,69 @@ void add_ladder_options(tp::probe::app& app, ladder_options& lo) {
       ->capture_default_str();
 }
 
-int run_ladder(const std::vector<std::string>& variants, const char* probe, const char* sched, int n_tail,
-               int max_kv) {
+int run_ladder(const std::vector<std::string>& variants, tp::backend backend, const char* probe, const char* sched,
+               int n_tail, int max_kv) {
   std::vector<std::pair<std::string, const tp::fattn::ops*>> vs;
   for (const std::string& name : variants) {
-    const auto* o = tp::find_variant<tp::fattn::ops>("fattn", name, tp::backend::cpu);
+    const auto* o = tp::find_variant<tp::fattn::ops>("fattn", name, backend);
     if (!o) {
-      std::fprintf(stderr, "%s: --ladder: variant %s is not built\n", probe, name.c_str());
+      std::fprintf(stderr, "%s: --ladder: variant %s is not built for --backend %s\n", probe, name.c_str(),
+                   tp::to_string(backend));
       return 2;
     }
     vs.emplace_back(name, o);
   }
-  tp::cpu::run_options ro;
-  ro.sched = std::string(sched) == "adversarial" ? tp::cpu::policy::adversarial : tp::cpu::policy::in_order;
-  tp::cpu::set_run_options(ro);
-  std::printf("%s accuracy ladder: RMSE vs fp64 (KVarN 6-bit body + %d f16 tail rows, one 64-column tile, one block, "
-              "%s schedule); upstream convention RMSE <= 1e-2\n", probe, n_tail, sched);
+  const bool packed = std::any_of(variants.begin(), variants.end(), [](const auto& n) { return is_tree_variant(n); });
+  std::vector<std::string> refused;
+  const auto policy = std::string(sched) == "adversarial" ? tp::schedule_policy::adversarial
+                                                          : tp::schedule_policy::in_order;
+  std::printf("%s accuracy ladder: RMSE vs fp64 (KVarN 6-bit body + %d f16 tail rows, one 64-column tile%s, one "
+              "block, %s schedule, --backend %s); upstream convention RMSE <= 1e-2\n",
+              probe, n_tail, packed ? " of 8 tokens x 8 Q heads" : "", sched, tp::to_string(backend));
   std::printf("%-6s %-6s", "D", "n_kv");
   for (auto& v : vs) std::printf(" %14s", v.first.c_str());
   std::printf("\n");
-  for (const char* cfg : {"rdna-d128-ncols64", "rdna-d256-ncols64", "rdna-d512-ncols64"})
+  // The tree instances (kernels/fattn_tree/instances.h) of each head dim: D128 f16, D256 KVarN, no D512.
+  const std::pair<const char*, tp::fattn::kernel_kind> rungs[] = {
+      {"rdna-d128-ncols64", packed ? tp::fattn::kernel_kind::f16 : tp::fattn::kernel_kind::kvarn_kvarn},
+      {"rdna-d256-ncols64", tp::fattn::kernel_kind::kvarn_kvarn},
+      {"rdna-d512-ncols64", tp::fattn::kernel_kind::kvarn_kvarn}};
+  for (const auto& [cfg, kind] : rungs)
     for (int kv = 256; kv <= max_kv; kv *= 2) {
       geometry g;
-      g.config = tp::fattn::find_config(cfg);
-      g.n_q = 64;
-      g.n_kv = kv;
+      if (packed) {
+        g = tree_geometry(cfg, 1, 1, kind, kv);
+      } else {
+        g.config = tp::fattn::find_config(cfg);
+        g.n_q = 64;
+        g.n_kv = kv;
+        g.cus = 1;
+      }
       g.n_tail = n_tail;
-      g.cus = 1;
       const auto data = prepare(g);
       std::printf("%-6d %-6d", dkq(g), kv);
       for (auto& v : vs) {
-        const auto r = v.second->run(g.config, data->problem(g), tp::fattn::device_model{1, 1, true},
-                                     tp::fattn::run_options{.with_tail_merge = n_tail > 0});
-        std::printf(" %14.3e", tp::ref::rmse(std::span<const float>(r.out), std::span<const double>(data->ref)));
+        (void)tp::set_schedule(backend, policy, 0, false);  // the ladder measures accuracy: no race detector
+        try {
+          const auto r = v.second->run(g.config, data->problem(g), tp::fattn::device_model{1, 1, true},
+                                       tp::fattn::run_options{.with_tail_merge = n_tail > 0});
+          std::printf(" %14.3e", tp::ref::rmse(std::span<const float>(r.out), std::span<const double>(data->ref)));
+        } catch (const tp::fattn::no_device_code&) {
+          std::printf(" %14s", "n/a (no code)");
+        } catch (const std::invalid_argument&) {
+          std::printf(" %14s", "n/a (not built)");
+        } catch (const tp::device_error& e) {
+          // The device refused or stopped the launch (e.g. more dynamic LDS than gfx1100's 64 KiB): no figure, and
+          // the reason under the table.
+          std::printf(" %14s", "n/a (device)");
+          refused.push_back(v.first + " at D" + std::to_string(dkq(g)) + ", n_kv " + std::to_string(kv) + ": " +
+                            e.what());
+        }
         std::fflush(stdout);
       }
       std::printf("\n");
     }
+  for (const std::string& r : refused) std::printf("n/a (device): %s\n", r.c_str());
   return 0;
 }
 
@@ -389,7 +415,8 @@ void install_common(tp::probe::app& app, common_state& st, const char* probe, co
   add_ladder_options(app, st.ladder);
   app.before_run([&app, &st, probe, ladder_sched, ladder_tail](const tp::probe::case_list&) -> std::optional<int> {
     if (!st.ladder.on) return std::nullopt;
-    return run_ladder(app.opts().variants, probe, ladder_sched, ladder_tail, st.ladder.max_kv);
+    return run_ladder(app.opts().variants, backend_named(app.opts().backend), probe, ladder_sched, ladder_tail,
+                      st.ladder.max_kv);
   });
   app.notes([&app, &st, probe_notes = std::move(probe_notes)] {
     std::vector<std::string> out = probe_notes ? probe_notes() : std::vector<std::string>{};
@@ -399,6 +426,26 @@ void install_common(tp::probe::app& app, common_state& st, const char* probe, co
     return out;
   });
   app.shrunk_parent([](std::string_view id) { return tp::probe::shrunk_parent(id, 1); });
+}
+
+bool is_tree_variant(std::string_view name) { return name.starts_with("tree-"); }
+
+bool tree_run(const tp::probe::app& app) {
+  const auto& v = app.opts().variants;
+  return std::any_of(v.begin(), v.end(), [](const std::string& n) { return is_tree_variant(n); });
+}
+
+geometry tree_geometry(const char* config, int tiles, int cus, tp::fattn::kernel_kind kernel, int n_kv) {
+  constexpr int packed = 8;  // instances.h: every tree instance packs 8 Q heads per tile
+  geometry g;
+  g.config = tp::fattn::find_config(config);
+  g.kernel = kernel;
+  g.gqa = g.ncols2 = packed;
+  g.n_q = tiles * configs[g.config].ncols / packed;
+  g.n_kv = n_kv;
+  g.n_tail = 0;
+  g.cus = cus;
+  return g;
 }
 
 std::uint32_t wrong_rows_digest(const std::set<long long>& rows) {

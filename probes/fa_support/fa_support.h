@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/fattn/api.h"
@@ -111,21 +112,34 @@ std::vector<geometry> shrink_geometry(const geometry& g);
 // sizes that changed, so the id differs from its parent's and shrunk_parent(id, 1) finds the parent.
 std::string shrink_step(const geometry& g);
 
+// The tree variants (kernels/fattn_tree: a user's own beellama kernels, registered as tree-*) build only the
+// instances kernels/fattn_tree/instances.h lists, all GQA-packed (ncols2 8): RDNA's device guard compiles ncols2 1 out
+// in every tree, and the probes' own lists are gqa 1. A run that selects a tree variant takes the probe's tree list
+// instead of its own; the model's variants selected beside them run that list too (tests/fa_tree's differential).
+bool is_tree_variant(std::string_view name);
+bool tree_run(const tp::probe::app& app);
+// A GQA-packed geometry of a tree instance: one K/V head, gqa = ncols2 = 8 Q heads, `tiles` tiles of ncols / 8
+// tokens, no tail.
+geometry tree_geometry(const char* config, int tiles, int cus, tp::fattn::kernel_kind kernel, int n_kv = 128);
+
 // Per tile: its rows (h·n_q + q) in the output.
 std::set<long long> rows_of_tiles(const geometry& g, const std::vector<int>& tile_blocks, bool whole);
 
 
 // --ladder: head dim 128/256/512 x KV length 256..max_kv (the upstream accuracy ladder), one whole tile on one block,
-// RMSE of each variant against the fp64 oracle per cell, printed to stdout. `sched` is the emulator policy (the race
-// probe uses the adversarial one). Registered as CLI11 options by add_ladder_options; run from the app's before_run
-// hook (nothing else runs), so its exit code is the probe's: 0, or 2 for a variant that is not built.
+// RMSE of each variant against the fp64 oracle per cell, printed to stdout, on the run's --backend. `sched` is the
+// schedule policy (the race probe uses the adversarial one). With a tree variant among them (tree_run) every variant
+// runs the tile GQA-packed as the tree instances are (8 tokens x 8 Q heads; D128 f16, D256 KVarN), and a cell whose
+// kernel the variant's tree compiles out or does not build says so ("n/a") instead of an RMSE. Registered as CLI11
+// options by add_ladder_options; run from the app's before_run hook (nothing else runs), so its exit code is the
+// probe's: 0, or 2 for a variant that is not built.
 struct ladder_options {
   bool on = false;
   int max_kv = 8192;
 };
 void add_ladder_options(tp::probe::app& app, ladder_options& lo);
-int run_ladder(const std::vector<std::string>& variants, const char* probe, const char* sched, int n_tail,
-               int max_kv);
+int run_ladder(const std::vector<std::string>& variants, tp::backend backend, const char* probe, const char* sched,
+               int n_tail, int max_kv);
 
 // --bench companion: tiles per second of the variant's run() (body, fixup, tail and merge kernels on the emulator;
 // oracle and checks excluded), per variant, shrink runs included; shown as report notes when --bench is given.

@@ -36,25 +36,35 @@ void check_regs(const wave_regs& r, unsigned vgprs, const char* what, instr in) 
 bool signed_a(instr in, const modifiers& m) { return info(in).signedness_flags ? m.a_signed : true; }
 bool signed_b(instr in, const modifiers& m) { return info(in).signedness_flags ? m.b_signed : true; }
 
+// The binary16 result of a binary32 accumulator (README assumption 7): rounded to nearest even; a NaN is the canonical
+// quiet NaN 0x7e00 (assumption 3).
+std::uint32_t f16_result(float acc) { return acc != acc ? 0x7e00u : tp::ref::double_to_fp16(double(acc)); }
+
 // The accumulation rule shared by the sparse and dense forms (see isa.h and README.md: an assumption).
 struct accumulator {
   bool integer;
+  bool half;  // binary16 C/D (f16_d_instrs): a binary32 accumulator rounded at every step (assumption 7)
   bool clamp;
   std::int64_t iacc = 0;
   double facc = 0;
+  float hacc = 0;
 
-  accumulator(instr in, std::uint32_t c_code, bool clamp_) : integer(is_integer(info(in).d)), clamp(clamp_) {
+  accumulator(instr in, std::uint32_t c_code, bool clamp_)
+      : integer(is_integer(info(in).d)), half(info(in).d == elem::f16), clamp(clamp_) {
     start_from(c_code);
   }
   void start_from(std::uint32_t c_code) {
     if (integer) iacc = std::int32_t(c_code);
+    else if (half) hacc = float(tp::ref::fp16_to_double(std::uint16_t(c_code)));  // exact
     else facc = double(std::bit_cast<float>(c_code));
   }
   void add(double a, double b) {
     if (integer) iacc += std::int64_t(a) * std::int64_t(b);  // |a|,|b| <= 255: exact in double and int64
+    else if (half) hacc += float(a * b);                      // a binary16 product is exact in binary32
     else facc += a * b;                                       // product exact in fp64 for every A/B format here
   }
   std::uint32_t result() const {
+    if (half) return f16_result(hacc);
     // A NaN result is the canonical quiet NaN: payload and sign are not modelled (README assumption 3), and the
     // host's would depend on the operand order the compiler picked for a commutative add or multiply.
     if (!integer) return facc != facc ? 0x7fc00000u : std::bit_cast<std::uint32_t>(float(facc));
@@ -98,6 +108,9 @@ void check_modifiers(instr in, const modifiers& m) {
     throw std::invalid_argument("index_key " + std::to_string(m.index_key) + " is not legal for " + std::string(f.name));
   if (m.clamp && (!is_integer(f.d) || f.target == arch::gfx9))
     throw std::invalid_argument(std::string(f.name) + " has no clamp modifier");
+  if (m.d_half > (f.d == elem::f16 && f.target == arch::gfx11 ? 1u : 0u))
+    throw std::invalid_argument("op_sel[2] (d_half " + std::to_string(m.d_half) + ") is not legal for " +
+                                std::string(f.name));
 }
 
 void place_sparse_a(instr in, const sparse_a& a, wave_regs& a_regs, wave_regs& index_regs, unsigned index_key) {
@@ -172,20 +185,20 @@ code_matrix read_b(instr in, const wave_regs& b_regs) {
   return b;
 }
 
-void place_d(instr in, const code_matrix& d, wave_regs& d_regs) {
+void place_d(instr in, const code_matrix& d, wave_regs& d_regs, unsigned d_half) {
   const auto& f = info(in);
   check_shape(d, f.m, f.n, "C/D", in);
   check_regs(d_regs, f.d_vgprs, "C/D", in);
   for (unsigned i = 0; i < f.m; ++i)
-    for (unsigned j = 0; j < f.n; ++j) d_regs.set(d_loc(in, i, j), d(i, j));
+    for (unsigned j = 0; j < f.n; ++j) d_regs.set(d_loc(in, i, j, d_half), d(i, j));
 }
 
-code_matrix read_d(instr in, const wave_regs& d_regs) {
+code_matrix read_d(instr in, const wave_regs& d_regs, unsigned d_half) {
   const auto& f = info(in);
   check_regs(d_regs, f.d_vgprs, "C/D", in);
   code_matrix d(f.m, f.n);
   for (unsigned i = 0; i < f.m; ++i)
-    for (unsigned j = 0; j < f.n; ++j) d(i, j) = d_regs.get(d_loc(in, i, j));
+    for (unsigned j = 0; j < f.n; ++j) d(i, j) = d_regs.get(d_loc(in, i, j, d_half));
   return d;
 }
 
@@ -247,11 +260,11 @@ wave_regs execute_by_parts(instr in, const wave_regs& a, const wave_regs& b, con
                            const wave_regs& index, const modifiers& m) {
   const auto& f = info(in);
   check_modifiers(in, m);
-  const code_matrix bm = read_b(in, b), cm = read_d(in, c);
+  const code_matrix bm = read_b(in, b), cm = read_d(in, c, m.d_half);
   const code_matrix dm = f.sparse ? execute_sparse(in, read_sparse_a(in, a, index, m.index_key), bm, cm, m)
                                   : execute_dense(in, read_dense_a(in, a), bm, cm, m);
-  wave_regs d = make_d_regs(in);
-  place_d(in, dm, d);
+  wave_regs d = c;  // the bits no element of D covers keep C's (isa.h)
+  place_d(in, dm, d, m.d_half);
   return d;
 }
 
@@ -290,7 +303,8 @@ struct plan {
   // the operand's elements is the sink for fields no element reads.
   std::vector<std::uint16_t> a_dst, b_dst;
   std::vector<std::vector<field_cell>> fields;  // sparse: per index_key, [i * groups + g] (4-bit fields)
-  std::vector<std::uint16_t> d_word;            // [i * n + j]: the word of C/D element (i, j) (32-bit elements)
+  std::vector<std::uint16_t> d_word;            // [i * n + j]: the word of C/D element (i, j)
+  std::vector<std::uint8_t> d_lo;               // [i * n + j]: its lowest bit (binary16 C/D; d_half 0 on gfx11)
 };
 
 // Every field (of the element width) of an operand's words, mapped to the element loc_of places there (its first
@@ -341,8 +355,10 @@ plan make_plan(instr in, order o) {
   for (unsigned i = 0; i < f.m; ++i)
     for (unsigned j = 0; j < f.n; ++j) {
       const reg_loc at = d_loc(in, i, j);
-      if (at.bit_lo != 0 || at.bit_hi != 31) throw std::logic_error("isa::execute: C/D elements must be whole words");
+      if (at.bit_hi - at.bit_lo + 1 != bits_of(f.d) || at.bit_lo % bits_of(f.d) != 0)
+        throw std::logic_error("isa::execute: a C/D element is not aligned to its width");
       p.d_word.push_back(word_at(at, f.d_vgprs, f.wave, o));
+      p.d_lo.push_back(std::uint8_t(at.bit_lo));
       covered[p.d_word.back()] = true;
     }
   // D is written element by element; every word must be one, or the rest of D would keep stale bits.
@@ -353,9 +369,10 @@ plan make_plan(instr in, order o) {
 
 const plan& plan_of(instr in, order o) {
   static const std::vector<plan> plans = [] {
-    std::vector<plan> v(2 * all_instrs.size());
-    for (instr i : all_instrs)
-      for (order x : {order::lanes, order::rows}) v[2 * std::size_t(i) + std::size_t(x)] = make_plan(i, x);
+    std::vector<plan> v(2 * (all_instrs.size() + f16_d_instrs.size()));
+    for (const auto& list : {std::span<const instr>(all_instrs), std::span<const instr>(f16_d_instrs)})
+      for (instr i : list)
+        for (order x : {order::lanes, order::rows}) v[2 * std::size_t(i) + std::size_t(x)] = make_plan(i, x);
     return v;
   }();
   return plans[2 * std::size_t(in) + std::size_t(o)];
@@ -449,10 +466,12 @@ inline void decode_words(const std::uint32_t* words, std::size_t n_words, const 
 // int64, clamped or wrapped to int32: accumulator semantics (the exact sum), without a conversion per product. Float
 // forms sum in fp64 from C, terms in (g, s) / k order, each product exact in fp64, rounded once to f32; a NaN result
 // is the canonical quiet NaN (payload and sign are not modelled: README assumption 3).
-template <unsigned K, bool Sparse, unsigned WA, unsigned WB, class DA, class DB>
+// HalfD: binary16 C/D (f16_d_instrs), the binary32 accumulator of assumption 7 per element, D's halves written in
+// place (d_shift: 16 for gfx11's op_sel[2] = 1).
+template <unsigned K, bool Sparse, unsigned WA, unsigned WB, bool HalfD, class DA, class DB>
 void run_planned(const plan& p, unsigned wave, unsigned a_vgprs, unsigned b_vgprs, const std::uint32_t* aw,
                  const std::uint32_t* bw, const std::uint32_t* cw, const std::uint32_t* iw, unsigned index_key,
-                 bool clamp, DA av, DB bv, std::uint32_t* dw) {
+                 bool clamp, unsigned d_shift, DA av, DB bv, std::uint32_t* dw) {
   static_assert(DA::integer == DB::integer);
   constexpr bool integer = DA::integer;
   constexpr unsigned M = 16, N = 16, groups = K / 4, terms = Sparse ? 2 * groups : K;
@@ -490,6 +509,19 @@ void run_planned(const plan& p, unsigned wave, unsigned a_vgprs, unsigned b_vgpr
                                                   std::numeric_limits<std::int32_t>::max());
         dw[dword[j]] = std::uint32_t(std::uint64_t(acc));
       }
+    } else if constexpr (HalfD) {
+      const std::uint8_t* dlo = p.d_lo.data() + i * N;
+      float acc[N];
+      for (unsigned j = 0; j < N; ++j)
+        acc[j] = float(tp::ref::fp16_to_double(std::uint16_t(cw[dword[j]] >> (dlo[j] + d_shift))));
+      for (unsigned t = 0; t < terms; ++t) {
+        const double* bk = b + krow[t] * N;
+        for (unsigned j = 0; j < N; ++j) acc[j] += float(arow[t] * bk[j]);  // exact product, one binary32 rounding
+      }
+      for (unsigned j = 0; j < N; ++j) {
+        const unsigned sh = dlo[j] + d_shift;
+        dw[dword[j]] = (dw[dword[j]] & ~(0xffffu << sh)) | f16_result(acc[j]) << sh;
+      }
     } else {
       f64x2 acc[N / 2];
       for (unsigned j = 0; j < N; ++j) acc[j / 2][j % 2] = double(std::bit_cast<float>(cw[dword[j]]));
@@ -507,12 +539,13 @@ void run_planned(const plan& p, unsigned wave, unsigned a_vgprs, unsigned b_vgpr
 }
 
 // The instruction's shape as template arguments.
-template <unsigned WA, unsigned WB, class DA, class DB>
+template <unsigned WA, unsigned WB, bool HalfD = false, class DA, class DB>
 void run_shape(const instr_info& f, const plan& p, const std::uint32_t* aw, const std::uint32_t* bw,
                const std::uint32_t* cw, const std::uint32_t* iw, const modifiers& m, DA av, DB bv,
                std::uint32_t* dw) {
   const auto go = [&]<unsigned K, bool Sparse>() {
-    run_planned<K, Sparse, WA, WB>(p, f.wave, f.a_vgprs, f.b_vgprs, aw, bw, cw, iw, m.index_key, m.clamp, av, bv, dw);
+    run_planned<K, Sparse, WA, WB, HalfD>(p, f.wave, f.a_vgprs, f.b_vgprs, aw, bw, cw, iw, m.index_key, m.clamp,
+                                          16 * m.d_half, av, bv, dw);
   };
   if (f.m != 16 || f.n != 16) throw std::logic_error("isa::execute: the kernel assumes M = N = 16");
   if (f.sparse && f.k == 32) return go.template operator()<32, true>();
@@ -535,6 +568,8 @@ void execute_planned(instr in, order o, const std::uint32_t* aw, const std::uint
   if (f.a == E::iu8 && f.b == E::iu8) return run_shape<8, 8>(f, p, aw, bw, cw, iw, m, ints(f.a, sa), ints(f.b, sb), dw);
   if ((f.a == E::fp8 || f.a == E::bf8) && (f.b == E::fp8 || f.b == E::bf8))
     return run_shape<8, 8>(f, p, aw, bw, cw, iw, m, floats(f.a), floats(f.b), dw);
+  if (f.a == E::f16 && f.b == E::f16 && f.d == E::f16)
+    return run_shape<16, 16, true>(f, p, aw, bw, cw, iw, m, f16_code{}, f16_code{}, dw);
   if (f.a == E::f16 && f.b == E::f16) return run_shape<16, 16>(f, p, aw, bw, cw, iw, m, f16_code{}, f16_code{}, dw);
   if (f.a == E::bf16 && f.b == E::bf16) return run_shape<16, 16>(f, p, aw, bw, cw, iw, m, bf16_code{}, bf16_code{}, dw);
   throw std::logic_error("isa::execute: no kernel for " + std::string(f.name));
@@ -572,7 +607,7 @@ wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_r
   check_regs(b, f.b_vgprs, "B", in);
   check_regs(c, f.d_vgprs, "C/D", in);
   if (f.sparse) check_regs(index, 1, "index", in);
-  wave_regs d = make_d_regs(in);
+  wave_regs d = c;  // the bits no element of D covers keep C's (isa.h)
   execute_words(in, a.words(), b.words(), c.words(), index.words(), m, d.words());
   return d;
 }

@@ -52,6 +52,8 @@ enum class instr {
   gfx11_wmma_i32_16x16x16_iu8,
   gfx9_smfmac_f32_16x16x32_f16,  // wave64
   gfx9_smfmac_i32_16x16x64_i8,   // wave64
+  wmma_f16_16x16x16_f16,         // gfx12 dense, C/D binary16 (f16_d_instrs)
+  gfx11_wmma_f16_16x16x16_f16,   // C/D binary16 in one half of each 32-bit slot (modifiers::d_half)
 };
 
 inline constexpr std::array<instr, 16> all_instrs = {
@@ -61,6 +63,12 @@ inline constexpr std::array<instr, 16> all_instrs = {
     instr::wmma_i32_16x16x32_iu4,       instr::wmma_i32_16x16x16_iu8,       instr::wmma_f32_16x16x16_f16,
     instr::gfx11_wmma_f32_16x16x16_f16, instr::gfx11_wmma_i32_16x16x16_iu8, instr::gfx9_smfmac_f32_16x16x32_f16,
     instr::gfx9_smfmac_i32_16x16x64_i8};
+
+// The WMMA forms that accumulate into binary16 C/D (beellama's flash-attention kernels on RDNA: v_wmma_f16_16x16x16_f16).
+// Apart from all_instrs, whose every instruction tests/isa proves against AMD's calculator tables and a kernel-side
+// software op: neither exists here for these. Their A/B layouts are the f32-accumulating forms' (the same table rows);
+// their C/D layout is below (d_loc) and their arithmetic is README.md's assumption 7.
+inline constexpr std::array<instr, 2> f16_d_instrs = {instr::wmma_f16_16x16x16_f16, instr::gfx11_wmma_f16_16x16x16_f16};
 
 struct instr_info {
   instr id;
@@ -96,7 +104,9 @@ reg_loc index_field_loc(instr in, unsigned i, unsigned g, unsigned index_key);
 // Dense A element (two places on gfx11: lanes i and i+16), B element (dense and sparse), D/C element.
 std::vector<reg_loc> a_locs(instr in, unsigned i, unsigned k);
 std::vector<reg_loc> b_locs(instr in, unsigned k, unsigned j);
-reg_loc d_loc(instr in, unsigned i, unsigned j);
+// The C/D element: a whole word, or for binary16 C/D a half (gfx12: two elements per VGPR; gfx11: one per 32-bit slot,
+// the half d_half selects, op_sel[2] of the instruction).
+reg_loc d_loc(instr in, unsigned i, unsigned j, unsigned d_half = 0);
 
 // A wave's worth of one operand: lanes x VGPRs of 32-bit words.
 class wave_regs {
@@ -149,13 +159,14 @@ void place_dense_a(instr in, const code_matrix& a, wave_regs& a_regs);  // write
 code_matrix read_dense_a(instr in, const wave_regs& a_regs);            // reads the first replica (lanes 0-15 on gfx11)
 void place_b(instr in, const code_matrix& b, wave_regs& b_regs);        // every replica
 code_matrix read_b(instr in, const wave_regs& b_regs);
-void place_d(instr in, const code_matrix& d, wave_regs& d_regs);
-code_matrix read_d(instr in, const wave_regs& d_regs);
+void place_d(instr in, const code_matrix& d, wave_regs& d_regs, unsigned d_half = 0);
+code_matrix read_d(instr in, const wave_regs& d_regs, unsigned d_half = 0);
 
 struct modifiers {
   bool a_signed = true, b_signed = true;  // integer ops with signedness flags (NEG[0]/NEG[1]); ignored otherwise
   bool clamp = false;                     // integer ops: saturate instead of wrap (ASSUMPTION, unverified)
   unsigned index_key = 0;                 // gfx12 K=32: 0 = index bits [15:0], 1 = [31:16]; gfx9: ABID set
+  unsigned d_half = 0;                    // gfx11 binary16 C/D: op_sel[2], the half of each slot C and D use
 };
 
 // Value of one code of an element format as a double (integers honour the signedness flag).
@@ -164,13 +175,15 @@ double element_value(elem e, std::uint32_t code, bool is_signed = true);
 // Logical execution; results are int32 / f32 bit patterns.
 code_matrix execute_sparse(instr in, const sparse_a& a, const code_matrix& b, const code_matrix& c, const modifiers& m);
 code_matrix execute_dense(instr in, const code_matrix& a, const code_matrix& b, const code_matrix& c, const modifiers& m);
-// Register-level execution: read the operands with the instruction's layout, execute, place D.
+// Register-level execution: read the operands with the instruction's layout, execute, place D. D starts as C's
+// registers: where D's elements leave bits unwritten (gfx11's binary16 C/D, the other half of each slot), they keep C's
+// (the compiled code names the same registers for C and D).
 wave_regs execute(instr in, const wave_regs& a, const wave_regs& b, const wave_regs& c, const wave_regs& index,
                   const modifiers& m);
 // The same on lane-major words (wave_regs::words() layout: a holds wave x a_vgprs words, b wave x b_vgprs, c and d
 // wave x d_vgprs, index wave x 1, ignored by dense ops), for a caller that keeps its own buffers (the AMDGPU simulator
-// calls it once per executed matrix instruction): no allocation. d is overwritten whole; it must not overlap a, b, c
-// or index. Throws std::invalid_argument on a wrong span size or an illegal modifier, as execute() does.
+// calls it once per executed matrix instruction): no allocation. d's elements are written (all of d but for gfx11's
+// binary16 C/D, whose other halves keep what d held); d must not overlap a, b, c or index. Throws std::invalid_argument on a wrong span size or an illegal modifier, as execute() does.
 void execute_words(instr in, std::span<const std::uint32_t> a, std::span<const std::uint32_t> b,
                    std::span<const std::uint32_t> c, std::span<const std::uint32_t> index, const modifiers& m,
                    std::span<std::uint32_t> d);

@@ -45,6 +45,11 @@ constexpr instr_info table[] = {
      "v_smfmac_f32_16x16x32_f16.cdna3", arch::gfx9, 64, 16, 16, 32, true, elem::f16, elem::f16, elem::f32, 2, 4, 4, 4, 8, false},
     {instr::gfx9_smfmac_i32_16x16x64_i8, "gfx9_smfmac_i32_16x16x64_i8", "v_smfmac_i32_16x16x64_i8",
      "v_smfmac_i32_16x16x64_i8.cdna3", arch::gfx9, 64, 16, 16, 64, true, elem::iu8, elem::iu8, elem::i32, 2, 4, 4, 2, 16, false},
+    // f16_d_instrs: no calculator table here (the stem names none); A/B laid out as the f32-accumulating form's.
+    {instr::wmma_f16_16x16x16_f16, "wmma_f16_16x16x16_f16", "v_wmma_f16_16x16x16_f16", "", arch::gfx12, 32, 16, 16, 16,
+     false, elem::f16, elem::f16, elem::f16, 4, 4, 4, 0, 0, false},
+    {instr::gfx11_wmma_f16_16x16x16_f16, "gfx11_wmma_f16_16x16x16_f16", "v_wmma_f16_16x16x16_f16", "", arch::gfx11, 32, 16,
+     16, 16, false, elem::f16, elem::f16, elem::f16, 8, 8, 8, 0, 0, false},
 };
 
 reg_loc bits(unsigned lane, unsigned vgpr, unsigned lo, unsigned width) { return {lane, vgpr, lo, lo + width - 1}; }
@@ -189,8 +194,10 @@ std::vector<reg_loc> a_locs(instr in, unsigned i, unsigned k) {
     case instr::wmma_i32_16x16x16_iu8:  // GPR (k/4)%2 .[8*(k%4)+7 : 8*(k%4)], lane 16*(k/8)+i
       return {bits(16 * (k / 8) + i, (k / 4) % 2, 8 * (k % 4), w)};
     case instr::wmma_f32_16x16x16_f16:  // GPR 2*(k/8)+((k/2)%2) .[16*(k%2)+15 : 16*(k%2)], lane 16*((k/4)%2)+i
+    case instr::wmma_f16_16x16x16_f16:
       return {bits(16 * ((k / 4) % 2) + i, 2 * (k / 8) + (k / 2) % 2, 16 * (k % 2), w)};
     case instr::gfx11_wmma_f32_16x16x16_f16:  // GPR k/2 .[16*(k%2)+15 : 16*(k%2)], lanes i and i+16
+    case instr::gfx11_wmma_f16_16x16x16_f16:
       return {bits(i, k / 2, 16 * (k % 2), w), bits(i + 16, k / 2, 16 * (k % 2), w)};
     case instr::gfx11_wmma_i32_16x16x16_iu8:  // GPR k/4 .[8*(k%4)+7 : 8*(k%4)], lanes i and i+16
       return {bits(i, k / 4, 8 * (k % 4), w), bits(i + 16, k / 4, 8 * (k % 4), w)};
@@ -228,14 +235,25 @@ std::vector<reg_loc> b_locs(instr in, unsigned k, unsigned j) {
     case instr::wmma_f32_16x16x16_f16:
     case instr::gfx11_wmma_f32_16x16x16_f16:
     case instr::gfx11_wmma_i32_16x16x16_iu8:
+    case instr::wmma_f16_16x16x16_f16:
+    case instr::gfx11_wmma_f16_16x16x16_f16:
       return a_locs(in, j, k);  // dense B is laid out like A with j in place of i
   }
   throw std::logic_error("b_locs: no layout");
 }
 
-reg_loc d_loc(instr in, unsigned i, unsigned j) {
+reg_loc d_loc(instr in, unsigned i, unsigned j, unsigned d_half) {
   const auto& f = info(in);
   if (i >= f.m || j >= f.n) throw std::out_of_range("D element out of range for " + std::string(f.name));
+  if (d_half > (f.d == elem::f16 && f.target == arch::gfx11 ? 1u : 0u))
+    throw std::out_of_range("d_half " + std::to_string(d_half) + " is not legal for " + std::string(f.name));
+  // binary16 C/D, as AMD's rocjitsu emulator places them (https://github.com/NautRobot/Eze-P at
+  // a3c6becc8b3c2a080fc78110799239685544b7b6, emulation/rocjitsu/lib/rocjitsu/src/rocjitsu/isa/arch/amdgpu/shared/
+  // mma_exec.h: gfx12_wmma_output_loc_16, gfx11_wmma_output_loc_16; on gfx11 the RDNA3 guide's OPSEL rule for 16-bit
+  // C/D): the f32 form's element order, two elements per VGPR on gfx12 (rows i and i+1 of a lane share one, i in the
+  // low half when even), one per 32-bit slot on gfx11.
+  if (f.d == elem::f16 && f.target == arch::gfx12) return bits(16 * (i / 8) + j, (i % 8) / 2, 16 * (i % 2), 16);
+  if (f.d == elem::f16 && f.target == arch::gfx11) return bits((16 * i) % 32 + j, i / 2, 16 * d_half, 16);
   switch (f.target) {
     case arch::gfx12: return {16 * (i / 8) + j, i % 8, 0, 31};         // GPR i%8, lane 16*(i/8)+j
     case arch::gfx11: return {(16 * i) % 32 + j, i / 2, 0, 31};        // GPR i/2, lane (16*i)%32+j

@@ -28,4 +28,7 @@ const char* tpHipSimTakeLdsHazards(unsigned long long counts[3]);
 // On the simulator: wall-clock seconds spent decoding code objects since the last take (each fat binary's once, at
 // the first launch of one of its kernels); 0 when not simulated.
 double tpHipSimTakeLoadSeconds(void);
+// On the simulator: wave-instructions executed so far by every kernel of the process (s_nop / s_wait* / s_delay_alu
+// not counted); 0 when not simulated. For a benchmark's wave-instructions per second.
+unsigned long long tpHipSimExecutedInstructions(void);
 }

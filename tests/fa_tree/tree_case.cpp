@@ -1,7 +1,7 @@
 // One fa probe case through a tree variant, as the probes will run it: the geometry and data of probes/fa_support
 // (seeded, fp16 values, the fp64 oracle and its derived bound), the variant's ops from the registry on --backend hip,
-// its run_result judged row by row against the oracle. The fa probes' own case lists do not reach the tree variants
-// yet (their cases use gqa 1, which RDNA's device guard compiles out); this is the path they will take.
+// its run_result judged row by row against the oracle: the path the fa probes' tree lists take (fa_support tree_run),
+// one case at a time.
 //
 //   tp-fa-tree-case --variant tree-upstream --config rdna-d128-ncols64 --ncols2 8 --kernel f16
 //                   [--n-q 64] [--n-kv 128] [--n-tail 16] [--heads 1] [--gqa 8] [--cus 48] [--occupancy 1] [--seed 1]
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"one fa probe case through a fattn tree variant on --backend hip"};
   std::string variant, config, kernel = "f16";
   fa_probe::geometry g;
-  g.kvarn = false;  // the tree's own KVarN records (phase 2) are not built; f16 data, exact in fp16
+  g.kvarn = false;  // fp16 data as drawn: the KVarN kernel reads them from its descriptors' f16 stage, unquantised
   cli.add_option("--variant", variant, "tree variant (tree-upstream, tree-fixed, ...)")->required();
   cli.add_option("--config", config, "a config of kernels/fattn/api.h")->required();
   cli.add_option("--ncols2", g.ncols2, "Q heads per tile (kernels/fattn_tree/instances.h lists those built)")

@@ -15,6 +15,7 @@
 // --write-readme rewrites it.
 //
 //   tp-amdgpu-sim-coverage-audit --executed DIR [--config TEXT (--readme FILE | --write-readme FILE)] HIP_OBJECT...
+//   tp-amdgpu-sim-coverage-audit --unexecutable CODE_OBJECT...   what the decoder could not make executable (below)
 //
 // The emitted column depends on the build (its kernel variants and archs, TEXT): the README's marker line names the
 // configuration of its table, and --readme compares only in a build of that configuration (else exit 77, saying so).
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include <llvm/MC/MCInst.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -151,8 +153,8 @@ mnemonics implemented_mnemonics(const arch_t& a) {
 // doorbell, then s_sethalt in a loop), which never runs here because s_trap stops the dispatch (machine/README.md);
 // those mnemonics go to `after_trap`, which the audit lists. (A computed jump, s_setpc_b64 / s_swappc_b64, makes
 // everything count.)
-void add_program(const machine::program& p, const std::vector<uint32_t>& entries, mnemonics& all,
-                 mnemonics& after_trap) {
+// Which ops sit after such an s_trap (true: never executed).
+std::vector<bool> after_trap_ops(const machine::program& p, const std::vector<uint32_t>& entries) {
   const std::size_t n = p.ops.size() - 1;  // the last op is the decoder's end-of-text sentinel
   const auto name = [&](std::size_t i) { return machine::canonical_mnemonic(p.mnemonics[p.ops[i].mnemonic]); };
   std::vector<bool> reached(n, false);
@@ -175,6 +177,13 @@ void add_program(const machine::program& p, const std::vector<uint32_t>& entries
     dead[i] = trapped;
     if (name(i) == "s_trap") trapped = true;
   }
+  return dead;
+}
+
+void add_program(const machine::program& p, const std::vector<uint32_t>& entries, mnemonics& all,
+                 mnemonics& after_trap) {
+  const std::size_t n = p.ops.size() - 1;
+  const std::vector<bool> dead = after_trap_ops(p, entries);
   for (std::size_t i = 0; i < n; ++i) {
     const machine::op& o = p.ops[i];
     const std::string& text = p.text[i];
@@ -224,6 +233,48 @@ void emitted_from_object(const std::string& path, std::map<std::string, mnemonic
     }
   }
   if (!found) throw usage_error(path + ": no gfx1100 or gfx1201 code object in a .hip_fatbin section");
+}
+
+// ---- --unexecutable: what the decoder could not make executable ------------------------------------------------
+// --unexecutable CODE_OBJECT...: every instruction of the code objects (linked device ELFs of gfx1100 / gfx1201) that
+// the machine's decoder turned into an op that stops the dispatch, with the decoder's reason, as
+//   <arch> TAB <function symbol> TAB <reason> TAB <the printer's text>
+// (reasons: "unimplemented <mnemonic>", "unimplemented modifier ... of <mnemonic>", "<undecodable word>", ...). Code
+// after an s_trap that no path reaches is left out (add_program). tests/fa_tree/needed_instructions.py lists a beellama
+// tree's from this, so the list follows the decoder's own rules.
+void print_unexecutable(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_bytes(path);
+  const auto co = load_code_object(bytes);
+  const machine::program& p = machine::program_of(*co);
+  llvm::MemoryBufferRef ref(llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+  auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!obj) throw usage_error(path + ": not an object file: " + llvm::toString(obj.takeError()));
+  // The function symbols by address: the one an op's address falls in names it.
+  std::map<uint64_t, std::pair<uint64_t, std::string>> functions;
+  for (const llvm::object::SymbolRef& sym : (*obj)->symbols()) {
+    auto type = sym.getType();
+    auto name = sym.getName();
+    auto address = sym.getAddress();
+    if (!type || !name || !address || *type != llvm::object::SymbolRef::ST_Function) continue;
+    functions[*address] = {llvm::object::ELFSymbolRef(sym).getSize(), name->str()};
+  }
+  const auto function_at = [&](uint64_t address) -> std::string {
+    auto it = functions.upper_bound(address);
+    if (it == functions.begin()) return "?";
+    --it;
+    return address < it->first + std::max<uint64_t>(it->second.first, 1) ? it->second.second : "?";
+  };
+  const std::vector<bool> dead = after_trap_ops(p, machine::entry_indices(*co));
+  for (std::size_t i = 0; i + 1 < p.ops.size(); ++i) {
+    const machine::op& o = p.ops[i];
+    if (dead[i] || (o.exec != machine::exec_unimplemented && o.exec != machine::exec_undecodable)) continue;
+    const std::string& text = p.text[i];
+    const auto sep = text.find("    ; ");
+    const std::string printed = sep == std::string::npos ? text : text.substr(0, sep);
+    const std::string reason = sep == std::string::npos ? text : text.substr(sep + 6);
+    std::printf("%s\t%s\t%s\t%s\n", co->arch().c_str(), function_at(p.text_address + o.pc).c_str(), reason.c_str(),
+                printed.c_str());
+  }
 }
 
 // ---- executed: the tests' records ------------------------------------------------------------------------------------
@@ -333,6 +384,10 @@ bool report(const char* what, const std::string& arch, const std::vector<std::st
 int run(int argc, char** argv) {
   std::string executed_dir, readme, write_readme, config;
   std::vector<std::string> objects;
+  if (argc >= 3 && std::string(argv[1]) == "--unexecutable") {
+    for (int i = 2; i < argc; ++i) print_unexecutable(argv[i]);
+    return 0;
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool value = i + 1 < argc;
@@ -345,7 +400,7 @@ int run(int argc, char** argv) {
   }
   if (executed_dir.empty() || objects.empty() || ((!readme.empty() || !write_readme.empty()) && config.empty()))
     throw usage_error("usage: tp-amdgpu-sim-coverage-audit --executed DIR [--config TEXT (--readme FILE | "
-                      "--write-readme FILE)] HIP_OBJECT...");
+                      "--write-readme FILE)] HIP_OBJECT... | --unexecutable CODE_OBJECT...");
   audit r;
   for (const arch_t& a : archs) {
     r.isa[a.name] = isa_mnemonics(a);

@@ -345,9 +345,9 @@ struct decoder {
         if (!parse_bits(val, o.neg_lo)) return "modifier " + std::string(mod);
       } else if (key == "neg_hi") {
         if (!parse_bits(val, o.neg_hi)) return "modifier " + std::string(mod);
-      } else if (key == "op_sel" && sem.has(f_packed)) {
+      } else if (key == "op_sel" && (sem.has(f_packed) || sem.has(f_mix) || sem.has(f_matrix))) {
         if (!parse_bits(val, o.op_sel)) return "modifier " + std::string(mod);
-      } else if (key == "op_sel_hi" && sem.has(f_packed)) {
+      } else if (key == "op_sel_hi" && (sem.has(f_packed) || sem.has(f_mix))) {
         if (!parse_bits(val, o.op_sel_hi)) return "modifier " + std::string(mod);
       } else if (key == "scope" || key == "th" || key == "nv" || key == "glc" || key == "slc" || key == "dlc") {
         // Cache scope / temporal hints (gfx12 scope:/th:, RDNA4 §4.1.1 "Cache Controls: SCOPE and Temporal-Hint";
@@ -356,6 +356,11 @@ struct decoder {
         return "unimplemented modifier " + std::string(mod) + " of " + d.mnemonic;
       }
     }
+    if (sem.has(f_mix))
+      for (unsigned i = 0; i < o.nsrc; ++i)
+        if (o.src[i].kind == opnd::konst && o.src[i].k != 0)
+          return "unimplemented constant " + std::string(ops[sem.ndst + i]) + " of " + d.mnemonic +
+                 " (only 0 reads the same as binary16 and binary32)";
     if (sem.has(f_branch)) {
       if (o.nsrc != 1 || o.src[0].kind != opnd::konst) return "branch without an offset";
       o.imm = int16_t(uint16_t(o.src[0].k));

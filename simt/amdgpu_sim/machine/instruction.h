@@ -69,7 +69,7 @@ enum instruction_flag : uint16_t {
   // An SOPP branch: its one operand is the signed word offset of the target (RDNA3/RDNA4 §5.4 / §5.5 "Branching").
   f_branch = 1u << 3,
   // A matrix instruction: gfx11 and gfx12 share the mnemonics with different operand layouts, so the decoder asks
-  // reference/isa for the arch's form (op::matrix).
+  // reference/isa for the arch's form (op::matrix); op_sel is parsed (gfx11's binary16 C/D half, op_sel[2]).
   f_matrix = 1u << 4,
   // May be the X or Y half of a dual-issue instruction (v_dual_<name>; RDNA3 §7.6 / RDNA4 §7.8 "Dual Issue VALU").
   f_vopd = 1u << 5,
@@ -82,6 +82,11 @@ enum instruction_flag : uint16_t {
   // each source's half for D's low half and op_sel_hi for its high half (the decoder parses both; op_sel_hi is all
   // ones unless printed), neg_lo / neg_hi negating them.
   f_packed = 1u << 8,
+  // Mixed precision (VOP3P v_fma_mix*; RDNA3 §7.5 / RDNA4 §7.7 "Packed Math"): op_sel_hi bit i says source i is a
+  // binary16 half (else binary32), op_sel bit i which half; op_sel_hi is all zeros unless printed. A constant source
+  // must be 0, the one constant whose bits read the same in both formats and halves (which format a nonzero inline
+  // constant takes is not modelled: the decoder refuses it).
+  f_mix = 1u << 9,
 };
 
 struct instruction {

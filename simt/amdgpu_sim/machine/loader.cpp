@@ -170,9 +170,12 @@ code_location loaded_code_object::locate(uint64_t pc) const {
 
 // The innermost frame at the PC outside the dialect's simt/simt.h (its one-line smem/gmem ld/st wrappers: the source
 // is the kernel line that called them, as the CPU emulator's std::source_location reports it); line 0 when the
-// compiler gave the instruction none; file empty when the line tables say nothing.
+// compiler gave the instruction none; file empty when the line tables say nothing. Each file as the line table names
+// it, without the compile's working folder: a file compiled by an absolute path keeps it, one the compile remapped
+// (-ffile-prefix-map, as kernels/fattn_tree names a beellama tree's files by its variant: tree-fixed/ggml/...) keeps
+// that name rather than a folder of the build that never held it.
 loaded_code_object::source_frame loaded_code_object::frame_at(uint64_t pc) const {
-  llvm::DILineInfoSpecifier spec(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+  llvm::DILineInfoSpecifier spec(llvm::DILineInfoSpecifier::FileLineInfoKind::RelativeFilePath,
                                  llvm::DILineInfoSpecifier::FunctionNameKind::ShortName);
   const llvm::DIInliningInfo chain =
       dwarf_->getInliningInfoForAddress({pc, llvm::object::SectionedAddress::UndefSection}, spec);

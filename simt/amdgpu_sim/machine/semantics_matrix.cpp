@@ -6,7 +6,15 @@
 // the model has its gfx11 form.
 //
 // Printed operands: v_wmma_* D, A, B, C; v_swmmac_* D (also C), A, B, index. Modifiers: neg_lo[0]/[1] are the A/B
-// signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half.
+// signedness of the integer forms (1 = signed), clamp saturates integer results, index_key selects the index half,
+// op_sel[2] the half of each 32-bit slot that gfx11's binary16 C/D use (v_wmma_f16_16x16x16_f16; the other half of D
+// keeps its bits). The binary16-accumulating form's arithmetic is reference/isa's assumption 7 (its README).
+//
+// ASSUMPTION (v_wmma_f16_16x16x16_f16, neither guide specifies it): the sum runs in binary32 from C, the products
+// (exact) added in ascending k with a rounding to binary32 at each add, and the sum is rounded once to binary16
+// (nearest even); the model of AMD's rocjitsu emulator (https://github.com/NautRobot/Eze-P at
+// a3c6becc8b3c2a080fc78110799239685544b7b6, emulation/rocjitsu/lib/rocjitsu/src/rocjitsu/isa/arch/amdgpu/shared/
+// mma_exec.h: exec_wmma_packed16 / exec_gfx11_wmma_packed16).
 #include <array>
 #include <cstring>
 #include <optional>
@@ -45,13 +53,17 @@ void exec_matrix(wave& w, const op& o) {
   } else if (o.neg_lo || o.neg_hi || o.clamp) {
     fail(w, o, "neg/clamp modifiers on a float matrix instruction are not modelled");
   }
+  if (o.op_sel & 3u) fail(w, o, "op_sel on a matrix instruction's A or B is not modelled");
   m.index_key = o.index_key;
+  m.d_half = (o.op_sel >> 2) & 1u;  // reference/isa refuses it where the form has no 16-bit halves to choose
   // Sparse: C is D's registers and the index is one VGPR; dense: C is the third source and the index is unused.
   const uint16_t c_reg = f.sparse ? o.dst[0].reg : o.src[2].reg;
   if (o.src[0].reg + f.a_vgprs > 256u || o.src[1].reg + f.b_vgprs > 256u || c_reg + f.d_vgprs > 256u ||
       o.dst[0].reg + f.d_vgprs > 256u)
     fail(w, o, "a matrix operand runs past v255");
   alignas(64) uint32_t d[max_operand_vgprs][wave_lanes];
+  // D's elements are written into D's old words: the bits they do not cover (gfx11's binary16 C/D) keep their value.
+  std::memcpy(&d[0][0], &w.v[o.dst[0].reg][0], sizeof(d[0]) * f.d_vgprs);
   try {
     isa::execute_rows(in, &w.v[o.src[0].reg][0], &w.v[o.src[1].reg][0], &w.v[c_reg][0],
                       f.sparse ? &w.v[o.src[2].reg][0] : nullptr, m, &d[0][0]);
@@ -70,13 +82,14 @@ std::optional<isa::instr> gfx11_form(std::string_view mnemonic) {
 const std::vector<instruction>& table() {
   static const std::vector<instruction> t = [] {
     std::vector<instruction> v;
-    for (isa::instr in : isa::all_instrs) {
-      const isa::instr_info& f = isa::info(in);
-      if (f.target != isa::arch::gfx12) continue;  // one row per mnemonic; the arch's form is chosen at decode
-      v.push_back(decl(f.mnemonic, exec_matrix, guide_section::vop3p)
-                      .with(f_matrix)
-                      .only(gfx11_form(f.mnemonic) ? on_both : on_gfx12));
-    }
+    for (const auto& list : {std::span<const isa::instr>(isa::all_instrs), std::span<const isa::instr>(isa::f16_d_instrs)})
+      for (isa::instr in : list) {
+        const isa::instr_info& f = isa::info(in);
+        if (f.target != isa::arch::gfx12) continue;  // one row per mnemonic; the arch's form is chosen at decode
+        v.push_back(decl(f.mnemonic, exec_matrix, guide_section::vop3p)
+                        .with(f_matrix)
+                        .only(gfx11_form(f.mnemonic) ? on_both : on_gfx12));
+      }
     return v;
   }();
   return t;

@@ -268,6 +268,22 @@ constexpr instruction table[] = {
            scc = r != 0;
            return uint32_t(r);
          }), sop2),
+    // s_bfe_i64: S1[5:0] the offset, S1[22:16] the width; the field of the 64-bit S0, sign-extended from its top bit
+    // (RDNA3/RDNA4 S_BFE_I64: tmp = (S0 >> offset) & ((1 << width) - 1), signext_from_bit(tmp, width)); SCC = (D != 0).
+    // Where offset + width > 64 the field's top bit is a zero shifted in, so nothing is sign-extended (AMD's rocjitsu
+    // emulator sign-extends from bit 63 there instead: the guides' text is what this follows); a width of 64 or more
+    // takes every bit from the offset up.
+    decl("s_bfe_i64", shift64([](uint64_t a, uint64_t b, bool& scc) {
+           const unsigned off = b & 63, wd = (b >> 16) & 127;
+           uint64_t r = 0;
+           if (wd >= 64) r = a >> off;
+           else if (wd != 0) {
+             const uint64_t field = (a >> off) & ((uint64_t(1) << wd) - 1);
+             r = (field >> (wd - 1)) & 1 ? field | ~((uint64_t(1) << wd) - 1) : field;
+           }
+           scc = r != 0;
+           return r;
+         }), sop2).srcs(ty::b64, ty::b32),
     decl("s_pack_ll_b32_b16", binary32([](uint32_t a, uint32_t b, bool&) { return (a & 0xffffu) | (b << 16); }), sop2),
     decl("s_pack_lh_b32_b16", binary32([](uint32_t a, uint32_t b, bool&) { return (a & 0xffffu) | (b & 0xffff0000u); }), sop2),
     decl("s_pack_hh_b32_b16", binary32([](uint32_t a, uint32_t b, bool&) { return (a >> 16) | (b & 0xffff0000u); }), sop2),
@@ -302,6 +318,9 @@ constexpr instruction table[] = {
     decl("s_cvt_f32_i32", unary32([](uint32_t a, bool&) { return bits(float(int32_t(a))); }), sop1).only(on_gfx12),
     decl("s_cvt_u32_f32", unary32([](uint32_t a, bool&) { return cvt_u32(f32(a)); }), sop1).srcs(ty::f32).only(on_gfx12),
     decl("s_cvt_i32_f32", unary32([](uint32_t a, bool&) { return uint32_t(cvt_i32(f32(a))); }), sop1).srcs(ty::f32).only(on_gfx12),
+    // S_CVT_F16_F32 (gfx12 SALU float): D[15:0] = f32_to_f16(S0), round to nearest even (the mode the loader
+    // requires); D[31:16] = 0, as AMD's rocjitsu emulator writes an SGPR's 16-bit result (the guide prints only D.f16).
+    decl("s_cvt_f16_f32", unary32([](uint32_t a, bool&) { return uint32_t(std::bit_cast<uint16_t>(_Float16(f32(a)))); }), sop1).srcs(ty::f32).only(on_gfx12),
     decl("s_rndne_f32", unary32([](uint32_t a, bool&) { return bits(std::nearbyint(f32(a))); }), sop1).srcs(ty::f32).only(on_gfx12),
     decl("s_trunc_f32", unary32([](uint32_t a, bool&) { return bits(std::trunc(f32(a))); }), sop1).srcs(ty::f32).only(on_gfx12),
     decl("s_floor_f32", unary32([](uint32_t a, bool&) { return bits(std::floor(f32(a))); }), sop1).srcs(ty::f32).only(on_gfx12),

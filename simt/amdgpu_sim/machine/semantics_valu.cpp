@@ -501,6 +501,31 @@ void v_fmac_f32(wave& w, const op& o) {
   });
 }
 
+// v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 D, S0, S1, S2 (f_mix; RDNA3 and RDNA4 §16.10 "VOP3P
+// Instructions", the same pseudocode in both): each source is widened exactly to binary32 (op_sel_hi bit i: the
+// binary16 half op_sel bit i picks, else the binary32 word; neg/abs on the value), then fma(in[0], in[1], in[2]) rounds
+// once to binary32; clamp limits it to [0, 1] (NaN to 0). mix_f32 writes that word; mixlo/mixhi convert it to
+// binary16 (f32_to_f16, round to nearest even: a second rounding, as the guides' pseudocode writes it and as AMD's
+// rocjitsu emulator computes it) into D's low / high half, the other half kept.
+enum class mix_dst : uint8_t { f32, lo16, hi16 };
+template <mix_dst D>
+void v_fma_mix(wave& w, const op& o) {
+  const lane_ref S[3] = {read(w, o.src[0]), read(w, o.src[1]), read(w, o.src[2])};
+  const auto in = [&](unsigned i, unsigned l) -> float {
+    const uint32_t x = S[i][l];
+    if (!((o.op_sel_hi >> i) & 1u)) return f32(mod32(x, o.src[i].mods));
+    return float(h(mod16(uint16_t((o.op_sel >> i) & 1u ? x >> 16 : x), o.src[i].mods)));
+  };
+  lanes32(w, o, [&](unsigned l) -> uint32_t {
+    float r = std::fma(in(0, l), in(1, l), in(2, l));
+    if (o.clamp) r = clamp01(r);
+    const uint32_t old = vdst(w, o.dst[0])[l];
+    if constexpr (D == mix_dst::f32) return bits(r);
+    else if constexpr (D == mix_dst::lo16) return (old & 0xffff0000u) | hbits(f16_t(r));
+    else return (old & 0xffffu) | hbits(f16_t(r)) << 16;
+  });
+}
+
 // Float -> integer conversions saturate and send NaN to 0; integer -> float rounds to nearest even.
 inline uint32_t cvt_u32(double f) {
   if (std::isnan(f) || f <= 0.0) return 0;
@@ -843,6 +868,22 @@ void v_cmp_class_f32(wave& w, const op& o) {
   else w.s[o.dst[0].reg] = m;
 }
 
+// v_cmp_class_f16 S0, S1: the same class bits of S0's low half, a binary16 (its quiet bit is fraction bit 9).
+void v_cmp_class_f16(wave& w, const op& o) {
+  const lane_ref A = read(w, o.src[0]), M = read(w, o.src[1]);
+  uint32_t m = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const uint32_t a = mod16(uint16_t(A[l]), o.src[0].mods), e = (a >> 10) & 0x1fu, f = a & 0x3ffu;
+    const bool neg = (a >> 15) != 0;
+    unsigned c;
+    if (e == 0x1fu) c = f ? ((f & 0x200u) ? 1 : 0) : (neg ? 2 : 9);
+    else if (e == 0) c = f ? (neg ? 4 : 7) : (neg ? 5 : 6);
+    else c = neg ? 3 : 8;
+    m |= ((M[l] >> c) & 1u) << l;
+  }
+  w.s[o.dst[0].reg] = m & w.exec();
+}
+
 using enum guide_section;
 // The kinds each type's compares have (the integer types have no NaN kinds, the float types no ne), and the operand
 // type of each compared type. The always-false and always-true kinds (f, t) are gfx11's only (gfx12 dropped them), and
@@ -1008,6 +1049,10 @@ constexpr instruction table[] = {
     decl("v_min3_f32", f32_bits_3([](uint32_t a, uint32_t b, uint32_t c) { return ieee_max_min(ieee_max_min(a, b, false), c, false); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx11),
     decl("v_max3_num_f32", f32_3([](float a, float b, float c) { return max_num(max_num(a, b), c); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx12),
     decl("v_min3_num_f32", f32_3([](float a, float b, float c) { return min_num(min_num(a, b), c); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx12),
+    // V_MAXMIN_F32: v_min_f32(v_max_f32(S0, S1), S2) with gfx11's IEEE-mode rules; gfx12's _num form with
+    // maximumNumber / minimumNumber (a NaN operand gives the other one at each step).
+    decl("v_maxmin_f32", f32_bits_3([](uint32_t a, uint32_t b, uint32_t c) { return ieee_max_min(ieee_max_min(a, b, true), c, false); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx11),
+    decl("v_maxmin_num_f32", f32_3([](float a, float b, float c) { return min_num(max_num(a, b), c); }), vop3).srcs(ty::f32, ty::f32, ty::f32).only(on_gfx12),
     decl("v_ldexp_f32", v_ldexp_f32, vop3).srcs(ty::f32, ty::b32),
     decl("v_fma_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop3).srcs(ty::f32, ty::f32, ty::f32),
     // D = S0 * S1 + K (printed S0, S1, K) and D = S0 * K + S1 (printed S0, K, S1): an fma of the printed operands in
@@ -1041,6 +1086,7 @@ constexpr instruction table[] = {
     decl("v_div_fixup_f32", v_div_fixup_f32, vop3).srcs(ty::f32, ty::f32, ty::f32),
     decl("v_cmp_class_f32", v_cmp_class_f32<false>, vopc).srcs(ty::f32, ty::b32),
     decl("v_cmpx_class_f32", v_cmp_class_f32<true>, vopc).dsts(0).srcs(ty::f32, ty::b32),
+    decl("v_cmp_class_f16", v_cmp_class_f16, vopc).srcs(ty::f16, ty::b32),
 
     // ---- f64 ----
     decl("v_add_f64", f64_2([](double a, double b) { return a + b; }), vop2).srcs(ty::f64, ty::f64).rdna3(vop3),
@@ -1055,6 +1101,9 @@ constexpr instruction table[] = {
     // correctly rounded binary16 (24 >= 2 * 11 + 2).
     decl("v_pk_mul_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a * b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
     decl("v_pk_add_f16", pk_f16_2([](f16_t a, f16_t b) { return f16_t(a + b); }), vop3p).srcs(ty::f16, ty::f16).with(f_packed),
+    decl("v_fma_mix_f32", v_fma_mix<mix_dst::f32>, vop3p).srcs(ty::f32, ty::f32, ty::f32).with(f_mix),
+    decl("v_fma_mixlo_f16", v_fma_mix<mix_dst::lo16>, vop3p).srcs(ty::f32, ty::f32, ty::f32).with(f_mix),
+    decl("v_fma_mixhi_f16", v_fma_mix<mix_dst::hi16>, vop3p).srcs(ty::f32, ty::f32, ty::f32).with(f_mix),
     decl("v_dot4_i32_iu8", v_dot4_i32_iu8, vop3p),
     decl("v_dot4_u32_u8", v_dot4_u32_u8, vop3p),
 

@@ -289,6 +289,16 @@ double tpHipSimTakeLoadSeconds(void) {
 #endif
 }
 
+unsigned long long tpHipSimExecutedInstructions(void) {
+#if TP_HIP_SIM
+  if (!simulating()) return 0;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  return simulated().executed_instructions();
+#else
+  return 0;
+#endif
+}
+
 // ---- registration ----
 void** __hipRegisterFatBinary(const void* data) {
 #if TP_HIP_SIM

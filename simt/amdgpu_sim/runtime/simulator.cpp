@@ -1,6 +1,7 @@
 #include "simt/amdgpu_sim/runtime/simulator.h"
 #include "simt/amdgpu_sim/format.h"
 #include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
+#include "simt/amdgpu_sim/machine/schedule.h"
 #include "simt/amdgpu_sim/runtime/global_checks.h"
 
 #include <chrono>
@@ -89,6 +90,13 @@ void simulator::load(fatbin& f) {
     f.load_error = e.what();
   }
   load_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+uint64_t simulator::executed_instructions() const {
+  uint64_t n = 0;
+  for (const auto& f : fatbins_)
+    if (f->loaded) n += machine::executed_instructions(*f->loaded);
+  return n;
 }
 
 simulator::fatbin& simulator::loaded_fatbin(fatbin& f, const std::string& kernel) {

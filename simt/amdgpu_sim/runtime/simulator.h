@@ -57,6 +57,9 @@ class simulator {
   // since the last take: the one-time part of a launch, which a probe's --bench figures keep out of its variants'
   // seconds and report on their own (tpHipSimTakeLoadSeconds).
   double take_load_seconds() { return std::exchange(load_seconds_, 0.0); }
+  // Wave-instructions the machine executed in every code object loaded so far (machine::executed_instructions), for
+  // a benchmark's rate (tpHipSimExecutedInstructions).
+  uint64_t executed_instructions() const;
   // __hipRegisterFunction: the host stub address that hipLaunchKernel receives -> the kernel's symbol.
   void register_function(void* handle, const void* host_stub, const char* device_name);
 

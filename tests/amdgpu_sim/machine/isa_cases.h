@@ -210,7 +210,8 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
   X(s_cmp_ngt_f32, "s_cmp_ngt_f32 %2, %3", d0, !(fa > fb))                                                            \
   X(s_cmp_nle_f32, "s_cmp_nle_f32 %2, %3", d0, !(fa <= fb))                                                           \
   X(s_cmp_neq_f32, "s_cmp_neq_f32 %2, %3", d0, !(fa == fb))                                                           \
-  X(s_cmp_nlt_f32, "s_cmp_nlt_f32 %2, %3", d0, !(fa < fb)))
+  X(s_cmp_nlt_f32, "s_cmp_nlt_f32 %2, %3", d0, !(fa < fb))                                                           \
+  X(s_cvt_f16_f32, "s_cvt_f16_f32 %0, %2", uint32_t(std::bit_cast<uint16_t>(_Float16(fa))), scc))
 // The 64-bit forms: X(name, asm text, host expression of the 64-bit D, of SCC after it), over A, B (and a for a
 // 32-bit shift count).
 #define TP_SIM_SOP_64(X)                                                                                              \
@@ -227,6 +228,9 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
   X(s_not_b64, "s_not_b64 %0, %2", ~A, ~A != 0)                                                                      \
   X(s_cmp_eq_u64, "s_cmp_eq_u64 %2, %3", D0, A == B)                                                                 \
   X(s_cmp_lg_u64, "s_cmp_lg_u64 %2, %3", D0, A != B)                                                                 \
+  X(s_bfe_i64, "s_bfe_i64 %0, %2, 0x200000", tp_sim_bfe64(A, 0x200000), tp_sim_bfe64(A, 0x200000) != 0)              \
+  X(s_bfe_i64, "s_bfe_i64 %0, %2, 0x3f0001", tp_sim_bfe64(A, 0x3f0001), tp_sim_bfe64(A, 0x3f0001) != 0)              \
+  X(s_bfe_i64, "s_bfe_i64 %0, %2, %4", tp_sim_bfe64(A, a), tp_sim_bfe64(A, a) != 0)                                   \
   TP_SIM_ONLY_GFX12(                                                                                                  \
   X(s_add_nc_u64, "s_add_nc_u64 %0, %2, %3", A + B, scc)                                                              \
   X(s_sub_nc_u64, "s_sub_nc_u64 %0, %2, %3", A - B, scc)                                                              \
@@ -333,12 +337,18 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
   X(v_max_num_f32, "v_max_num_f32 %0, %1, %2", tp_sim_f32(tp_sim_max_num(fa, fb)))                                    \
   X(v_min_num_f32, "v_min_num_f32 %0, %1, %2", tp_sim_f32(tp_sim_min_num(fa, fb)))                                    \
   X(v_max3_num_f32, "v_max3_num_f32 %0, %1, %2, %3", tp_sim_f32(tp_sim_max_num(tp_sim_max_num(fa, fb), fc)))          \
-  X(v_min3_num_f32, "v_min3_num_f32 %0, %1, %2, %3", tp_sim_f32(tp_sim_min_num(tp_sim_min_num(fa, fb), fc))))          \
+  X(v_min3_num_f32, "v_min3_num_f32 %0, %1, %2, %3", tp_sim_f32(tp_sim_min_num(tp_sim_min_num(fa, fb), fc)))           \
+  X(v_maxmin_num_f32, "v_maxmin_num_f32 %0, %1, %2, %3", tp_sim_f32(tp_sim_min_num(tp_sim_max_num(fa, fb), fc)))      \
+  X(v_maxmin_num_f32, "v_maxmin_num_f32 %0, %1, %2, 0x447a0000", tp_sim_f32(tp_sim_min_num(tp_sim_max_num(fa, fb), 1000.0f))) \
+  X(v_maxmin_num_f32, "v_maxmin_num_f32 %0, %1, 0, %2", tp_sim_f32(tp_sim_min_num(tp_sim_max_num(fa, 0.0f), fb))))     \
   TP_SIM_ONLY_GFX11(                                                                                                  \
   X(v_max_f32, "v_max_f32 %0, %1, %2", tp_sim_ieee_max_min(a, b, true))                                               \
   X(v_min_f32, "v_min_f32 %0, %1, %2", tp_sim_ieee_max_min(a, b, false))                                              \
   X(v_max3_f32, "v_max3_f32 %0, %1, %2, %3", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, true), c, true))           \
-  X(v_min3_f32, "v_min3_f32 %0, %1, %2, %3", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, false), c, false)))
+  X(v_min3_f32, "v_min3_f32 %0, %1, %2, %3", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, false), c, false))      \
+  X(v_maxmin_f32, "v_maxmin_f32 %0, %1, %2, %3", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, true), c, false))     \
+  X(v_maxmin_f32, "v_maxmin_f32 %0, %1, %2, 0x447a0000", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, true), 0x447a0000u, false)) \
+  X(v_maxmin_f32, "v_maxmin_f32 %0, %1, 0, %2", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, 0u, true), b, false)))
 // The approximate ones, within the guide's 1 ULP of the exact value: X(name, asm text, host double expression).
 #define TP_SIM_VOP_APPROX(X)                                                                                          \
   X(v_rcp_f32, "v_rcp_f32 %0, %1", 1.0 / double(fa)) X(v_rcp_iflag_f32, "v_rcp_iflag_f32 %0, %1", 1.0 / double(fa))  \
@@ -369,6 +379,27 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
   X(v_pk_mul_f16, "v_pk_mul_f16 %0, %1, %2 clamp", tp_sim_pk_f16(a, b, 0, 3, 0, 0, true, tp_sim_f16_mul))              \
   X(v_pk_add_f16, "v_pk_add_f16 %0, %1, %2 op_sel:[1,0] neg_hi:[0,1]", tp_sim_pk_f16(a, b, 1, 3, 0, 2, false, tp_sim_f16_add))
 
+// Mixed precision (VOP3P v_fma_mix*): X(name, asm text, host expression of D), the guides' definition given to
+// tp_sim_mix(op_sel, op_sel_hi, neg, abs, clamp, destination: 0 the f32 word, 1 the low half, 2 the high half) over
+// a, b, c and D's starting word d0; op_sel_hi is all zeros (three binary32 sources) unless printed.
+#define TP_SIM_VOP_MIX(X)                                                                                             \
+  X(v_fma_mix_f32, "v_fma_mix_f32 %0, %1, %2, %3 op_sel_hi:[0,1,0]", tp_sim_mix(a, b, c, d0, 0, 2, 0, 0, false, 0))    \
+  X(v_fma_mix_f32, "v_fma_mix_f32 %0, %1, %2, %3 op_sel_hi:[0,1,1]", tp_sim_mix(a, b, c, d0, 0, 6, 0, 0, false, 0))    \
+  X(v_fma_mix_f32, "v_fma_mix_f32 %0, %1, %2, %3 op_sel_hi:[1,0,1]", tp_sim_mix(a, b, c, d0, 0, 5, 0, 0, false, 0))    \
+  X(v_fma_mix_f32, "v_fma_mix_f32 %0, -%1, |%2|, %3 op_sel:[1,0,1] op_sel_hi:[1,1,1] clamp",                          \
+    tp_sim_mix(a, b, c, d0, 5, 7, 1, 2, true, 0))                                                                     \
+  X(v_fma_mixlo_f16, "v_fma_mixlo_f16 %0, %1, %2, 0", tp_sim_mix(a, b, 0, d0, 0, 0, 0, 0, false, 1))                  \
+  X(v_fma_mixlo_f16, "v_fma_mixlo_f16 %0, %1, %2, 0 op_sel_hi:[0,1,0]", tp_sim_mix(a, b, 0, d0, 0, 2, 0, 0, false, 1)) \
+  X(v_fma_mixlo_f16, "v_fma_mixlo_f16 %0, %1, %2, 0 op_sel:[0,1,0] op_sel_hi:[0,1,0]",                                \
+    tp_sim_mix(a, b, 0, d0, 2, 2, 0, 0, false, 1))                                                                    \
+  X(v_fma_mixlo_f16, "v_fma_mixlo_f16 %0, %1, %2, %3 op_sel:[1,0,1] op_sel_hi:[1,0,1] clamp",                         \
+    tp_sim_mix(a, b, c, d0, 5, 5, 0, 0, true, 1))                                                                     \
+  X(v_fma_mixhi_f16, "v_fma_mixhi_f16 %0, %1, %2, 0", tp_sim_mix(a, b, 0, d0, 0, 0, 0, 0, false, 2))                  \
+  X(v_fma_mixhi_f16, "v_fma_mixhi_f16 %0, %1, %2, 0 op_sel_hi:[0,1,0]", tp_sim_mix(a, b, 0, d0, 0, 2, 0, 0, false, 2)) \
+  X(v_fma_mixhi_f16, "v_fma_mixhi_f16 %0, %1, %2, 0 op_sel:[0,1,0] op_sel_hi:[0,1,0]",                                \
+    tp_sim_mix(a, b, 0, d0, 2, 2, 0, 0, false, 2))                                                                    \
+  X(v_fma_mixhi_f16, "v_fma_mixhi_f16 %0, -|%1|, %2, %3 op_sel_hi:[1,1,0]", tp_sim_mix(a, b, c, d0, 0, 3, 1, 1, false, 2))
+
 // The vector ALU cases with 64-bit operands, two destinations, lane masks or other lanes: %0 = D (64-bit, starting as
 // D0 = d0:d0), %1 = d (32-bit, starting as d0), %2 = e (32-bit, starting as ~d0), %3 = A = b:a, %4 = B = c:b, %5 = a,
 // %6 = b, %7 = c (VGPRs; fA, fB the doubles of A, B). X(name, asm text, host expressions of D, d, e). A lane mask
@@ -397,6 +428,10 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
     uint32_t(tp_sim_class(a, b)))                                                                                     \
   X(v_cmpx_class_f32, "s_mov_b32 s40, exec_lo\n\tv_cmpx_class_f32 %5, %6\n\tv_mov_b32 %2, 1\n\ts_mov_b32 exec_lo, s40", \
     D0, d0, tp_sim_class(a, b) ? 1u : e0)                                                                             \
+  X(v_cmp_class_f16, "v_cmp_class_f16_e64 s40, %5, 0x204\n\tv_cndmask_b32_e64 %2, 0, 1, s40", D0, d0,                \
+    uint32_t(tp_sim_class16(a, 0x204)))                                                                               \
+  X(v_cmp_class_f16, "v_cmp_class_f16_e64 s40, %5, %6\n\tv_cndmask_b32_e64 %2, 0, 1, s40", D0, d0,                   \
+    uint32_t(tp_sim_class16(a, b)))                                                                                   \
   X(v_readlane_b32, "v_readlane_b32 s40, %5, 7\n\tv_mov_b32 %1, s40", D0, at(7), e0)                                  \
   X(v_writelane_b32, "v_readfirstlane_b32 s40, %5\n\tv_writelane_b32 %1, s40, 5", D0, lane == 5 ? first : d0, e0)     \
   X(v_mbcnt_lo_u32_b32, "v_mbcnt_lo_u32_b32 %1, %5, %6", D0, uint32_t(__builtin_popcount(a & ((1u << lane) - 1))) + b, \

@@ -311,6 +311,15 @@ uint32_t tp_sim_bfe(uint32_t a, uint32_t b, bool sign) {
   const uint32_t mask = (1u << width) - 1, field = (a >> off) & mask;
   return sign && ((field >> (width - 1)) & 1u) ? field | ~mask : field;
 }
+// S_BFE_I64: the field of A at offset S1[5:0], width S1[22:16], sign-extended from the field's top bit; a width of 64
+// or more takes every bit from the offset up.
+uint64_t tp_sim_bfe64(uint64_t a, uint32_t s1) {
+  const unsigned off = s1 & 63, width = (s1 >> 16) & 127;
+  if (width == 0) return 0;
+  if (width >= 64) return a >> off;
+  const uint64_t mask = (uint64_t(1) << width) - 1, field = (a >> off) & mask;
+  return (field >> (width - 1)) & 1u ? field | ~mask : field;
+}
 uint32_t tp_sim_brev(uint32_t a) {
   uint32_t r = 0;
   for (unsigned i = 0; i < 32; ++i) r |= ((a >> i) & 1u) << (31 - i);
@@ -546,6 +555,26 @@ uint32_t tp_sim_pk_f16(uint32_t a, uint32_t b, unsigned op_sel, unsigned op_sel_
   const tp_sim_f16 hi = op(pick(a, op_sel_hi & 1, neg_hi & 1), pick(b, op_sel_hi & 2, neg_hi & 2));
   return out(lo) | out(hi) << 16;
 }
+// V_FMA_MIX_F32 / V_FMA_MIXLO_F16 / V_FMA_MIXHI_F16 (RDNA3/RDNA4 §16.10): source i is the binary16 half op_sel bit i
+// picks where op_sel_hi bit i is set, else the binary32 word, widened exactly; abs, then neg; fma rounded once to
+// binary32; clamp to [0, 1] (NaN to 0); the mixlo/mixhi result converted to binary16 into that half of d0.
+[[maybe_unused]] uint32_t tp_sim_mix(uint32_t a, uint32_t b, uint32_t c, uint32_t d0, unsigned op_sel,
+                                     unsigned op_sel_hi, unsigned neg, unsigned abs, bool clamp, unsigned dst) {
+  const uint32_t words[3] = {a, b, c};
+  float in[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    const uint32_t x = words[i];
+    in[i] = (op_sel_hi >> i) & 1u ? float(std::bit_cast<tp_sim_f16>(uint16_t((op_sel >> i) & 1u ? x >> 16 : x)))
+                                  : tp_sim_as_f32(x);
+    if ((abs >> i) & 1u) in[i] = std::fabs(in[i]);
+    if ((neg >> i) & 1u) in[i] = -in[i];
+  }
+  float r = __builtin_fmaf(in[0], in[1], in[2]);
+  if (clamp) r = r != r ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
+  const uint32_t half = std::bit_cast<uint16_t>(tp_sim_f16(r));
+  if (dst == 0) return tp_sim_f32(r);
+  return dst == 1 ? (d0 & 0xffff0000u) | half : (d0 & 0xffffu) | half << 16;
+}
 [[maybe_unused]] int32_t tp_sim_cvt_i32_f64(double f) {  // saturating, NaN to 0
   if (f != f) return 0;
   if (f <= -2147483648.0) return INT32_MIN;
@@ -569,6 +598,31 @@ uint32_t tp_sim_pk_f16(uint32_t a, uint32_t b, unsigned op_sel, unsigned op_sel_
   return (mask >> kind) & 1u;
 }
 
+// V_CMP_CLASS_F16: the same kinds of a's low half, a binary16 (quiet bit: fraction bit 9).
+[[maybe_unused]] bool tp_sim_class16(uint32_t a, uint32_t mask) {
+  const uint32_t exp = (a >> 10) & 0x1f, man = a & 0x3ff;
+  const bool neg = (a >> 15) & 1;
+  unsigned kind;
+  if (exp == 0x1f && man) kind = (man & 0x200) ? 1 : 0;
+  else if (exp == 0x1f) kind = neg ? 2 : 9;
+  else if (exp == 0 && man == 0) kind = neg ? 5 : 6;
+  else if (exp == 0) kind = neg ? 4 : 7;
+  else kind = neg ? 3 : 8;
+  return (mask >> kind) & 1u;
+}
+// 32 lanes of (a, b, c, d0) whose halves are binary16 edge values (both NaN kinds and signs, infinities, zeros,
+// denormals, the largest finite values, ones) in the first 16 lanes, seeded random words in the rest: for the
+// instructions that read binary16 halves (vector_inputs' edges are binary32 words).
+std::vector<uint32_t> f16_edge_inputs(uint64_t seed) {
+  const uint16_t edges[] = {0x7e00, 0x7d00, 0xfc00, 0xbc00, 0x8001, 0x8000, 0x0000, 0x0001,
+                            0x3c00, 0x7c00, 0x03ff, 0x7bff, 0xfbff, 0x83ff, 0xfe00, 0x3555};
+  std::mt19937_64 rng(seed);
+  std::vector<uint32_t> v(4 * 32);
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned w = 0; w < 4; ++w)
+      v[4 * l + w] = l < 16 ? uint32_t(edges[(l + 3 * w) % 16]) << 16 | edges[(5 * l + w) % 16] : uint32_t(rng());
+  return v;
+}
 // 32 lanes of (a, b, c, d0): edge words in the first 16 lanes (zero, ones, the signed extremes, shift counts above
 // the width, the f32 edges: zeros, ones, infinities, a quiet and a signalling NaN, a denormal, large and small
 // normals), seeded random words in the rest.
@@ -616,9 +670,9 @@ bool within_one_ulp(float got, double exact) {
 TEST_CASE("Every vector ALU case gives the guide's D in every lane") {
   auto co = load();
   test_memory mem;
-  for (uint64_t seed : {3301u, 3302u, 3303u}) {
-    CAPTURE(seed);
-    const std::vector<uint32_t> in = vector_inputs(seed);
+  for (uint64_t seed : {3301u, 3302u, 3303u, 3304u}) {
+    CAPTURE(seed);  // the last seed's lanes hold binary16 edge values
+    const std::vector<uint32_t> in = seed == 3304u ? f16_edge_inputs(seed) : vector_inputs(seed);
     const uint64_t din = mem.upload(in), dout = mem.alloc(32 * 256 * 4);
     launch(*co, mem, kernel_named(*co, "valu_cases"), {1, 1, 1}, {32, 1, 1}, {din, dout});
     const auto got = mem.download<uint32_t>(dout, 32 * 256);
@@ -656,6 +710,17 @@ TEST_CASE("Every vector ALU case gives the guide's D in every lane") {
     ++k;
     TP_SIM_VOP_PACKED(TP_VOP_PACKED_CASE)
 #undef TP_VOP_PACKED_CASE
+#define TP_VOP_MIX_CASE(name, text, expr)                                                        \
+    for (unsigned l = 0; l < 32; ++l) {                                                          \
+      const uint32_t a = in[4 * l], b = in[4 * l + 1], c = in[4 * l + 2], d0 = in[4 * l + 3];    \
+      const uint32_t want = (expr), have = got[k * 32 + l];                                      \
+      CAPTURE(text, l, a, b, c, d0, have, want);                                                 \
+      CHECK((std::string_view(#name).ends_with("f16") ? same_f16_halves(have, want)              \
+                                                      : same_result(#name, have, want, 32)));    \
+    }                                                                                            \
+    ++k;
+    TP_SIM_VOP_MIX(TP_VOP_MIX_CASE)
+#undef TP_VOP_MIX_CASE
     CHECK(k > 90);
   }
 }
@@ -663,9 +728,9 @@ TEST_CASE("Every vector ALU case gives the guide's D in every lane") {
 TEST_CASE("Every wide, carry, lane-mask and cross-lane vector case gives the guide's results in every lane") {
   auto co = load();
   test_memory mem;
-  for (uint64_t seed : {6401u, 6402u, 6403u}) {
-    CAPTURE(seed);
-    const std::vector<uint32_t> in = vector_inputs(seed);
+  for (uint64_t seed : {6401u, 6402u, 6403u, 6404u}) {
+    CAPTURE(seed);  // the last seed's lanes hold binary16 edge values
+    const std::vector<uint32_t> in = seed == 6404u ? f16_edge_inputs(seed) : vector_inputs(seed);
     const uint64_t din = mem.upload(in), dout = mem.alloc(4 * 32 * 64 * 4);
     launch(*co, mem, kernel_named(*co, "valu_wide_cases"), {1, 1, 1}, {32, 1, 1}, {din, dout});
     const auto got = mem.download<uint32_t>(dout, 4 * 32 * 64);
@@ -687,7 +752,7 @@ TEST_CASE("Every wide, carry, lane-mask and cross-lane vector case gives the gui
     ++k;
     TP_SIM_VOP_WIDE(TP_VOP_WIDE_CASE)
 #undef TP_VOP_WIDE_CASE
-    CHECK(k == 22);
+    CHECK(k == 24);
   }
 }
 

@@ -69,6 +69,30 @@ TP_MATRIX_KERNEL(wmma_f16, tp::mma::op_wmma_f32_16x16x16_f16)
 TP_MATRIX_KERNEL(gfx11_wmma_f16, tp::mma::op_gfx11_wmma_f32_16x16x16_f16)
 TP_MATRIX_KERNEL(gfx11_wmma_iu8_su_clamp, tp::mma::op_gfx11_wmma_i32_16x16x16_iu8<true, false, true>)
 
+// v_wmma_f16_16x16x16_f16 (binary16 C/D; beellama's flash-attention kernels, no kernels/mma op): the instruction
+// itself, written with D in C's registers as the compiled kernels have it, so the half of each 32-bit slot a gfx11 form
+// leaves unwritten keeps C's bits. Operand words as one_matrix_op's (gfx11: 8 VGPRs each, gfx12: 4).
+#if defined(__gfx1100__)
+  #define TP_WMMA_F16_WORDS 8
+#else
+  #define TP_WMMA_F16_WORDS 4
+#endif
+typedef uint32_t tp_wmma_f16_words __attribute__((ext_vector_type(TP_WMMA_F16_WORDS)));
+#define TP_WMMA_F16_KERNEL(name, modifiers)                                                                   \
+  TP_GLOBAL void name(tp::gmem<uint32_t> a, tp::gmem<uint32_t> b, tp::gmem<uint32_t> c, tp::gmem<uint32_t>,   \
+                      tp::gmem<uint32_t> d) {                                                                  \
+    const unsigned l = tp::thread_idx(), n = TP_WMMA_F16_WORDS;                                               \
+    tp_wmma_f16_words av, bv, cv;                                                                             \
+    for (unsigned r = 0; r < n; ++r) av[r] = a.ld(n * l + r), bv[r] = b.ld(n * l + r), cv[r] = c.ld(n * l + r); \
+    asm volatile("v_wmma_f16_16x16x16_f16 %0, %1, %2, %0" modifiers : "+v"(cv) : "v"(av), "v"(bv));            \
+    for (unsigned r = 0; r < n; ++r) d.st(n * l + r, cv[r]);                                                  \
+  }
+TP_WMMA_F16_KERNEL(wmma_f16_acc, "")
+#if defined(__gfx1100__)
+TP_WMMA_F16_KERNEL(wmma_f16_acc_hi, " op_sel:[0,0,1]")
+#endif
+#undef TP_WMMA_F16_KERNEL
+
 // Two waves and no barrier: wave 1 reads back the LDS words wave 0 writes. The race detector's positive case; what
 // wave 1 reads depends on the schedule (0 when it runs first, t + 1 when wave 0 stored first).
 TP_GLOBAL void lds_race(tp::gmem<int> out) {
@@ -526,8 +550,8 @@ TP_GLOBAL void reaches_illegal(tp::gmem<uint32_t> out) {
 }
 
 // ---- vector ALU (isa_cases.h) ----
-// in holds 4 words per lane (a, b, c, d0). TP_SIM_VOP_32, then TP_SIM_VOP_APPROX, TP_SIM_VOP_PSEUDO_SCALAR and
-// TP_SIM_VOP_PACKED:
+// in holds 4 words per lane (a, b, c, d0). TP_SIM_VOP_32, then TP_SIM_VOP_APPROX, TP_SIM_VOP_PSEUDO_SCALAR,
+// TP_SIM_VOP_PACKED and TP_SIM_VOP_MIX:
 // out[k * 32 + l] = case k's D in lane l.
 #define TP_VOP_CASE(name, text, ...)                                                                     \
   {                                                                                                      \
@@ -543,6 +567,7 @@ TP_GLOBAL void valu_cases(tp::gmem<uint32_t> in, tp::gmem<uint32_t> out) {
   TP_SIM_VOP_APPROX(TP_VOP_CASE)
   TP_SIM_VOP_PSEUDO_SCALAR(TP_VOP_CASE)
   TP_SIM_VOP_PACKED(TP_VOP_CASE)
+  TP_SIM_VOP_MIX(TP_VOP_CASE)
 }
 #undef TP_VOP_CASE
 

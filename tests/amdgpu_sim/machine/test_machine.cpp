@@ -554,6 +554,76 @@ TEST_CASE("v_swmmac and v_wmma on the simulator compute reference/isa's logical 
   }
 }
 
+TEST_CASE("v_wmma_f16_16x16x16_f16 gives reference/isa's binary16 accumulation bit for bit, within its bound of fp64") {
+  // The model (reference/isa README, assumption 7: AMD's rocjitsu emulator's): from C, the exact products added in
+  // ascending k in binary32, each add rounded, the sum rounded once to binary16. Checked three ways: the simulator's D
+  // words equal isa::execute's (the other half of each gfx11 slot keeps C's bits); the logical D equals this test's own
+  // host computation of the model; and D is within the model's error bound of the exact sum C + sum_k A*B (exact in
+  // fp64 here: codes of magnitude 2^-3..2^3 put every term on a 2^-26 grid below 2^11): recursive binary32 summation
+  // of 17 terms errs by at most gamma_16 * sum|terms| (gamma_n = n*u / (1 - n*u), u = 2^-24), and the final rounding
+  // to binary16 by 2^-11 of the binary32 sum (relative) or 2^-25 (absolute, below binary16's normal range).
+  auto co = load();
+  const bool gfx11 = co->arch().rfind("gfx11", 0) == 0;
+  struct f16_case {
+    const char* kernel;
+    unsigned d_half;
+  };
+  std::vector<f16_case> cases = {{"wmma_f16_acc", 0}};
+  if (gfx11) cases.push_back({"wmma_f16_acc_hi", 1});
+  const isa::instr in = gfx11 ? isa::instr::gfx11_wmma_f16_16x16x16_f16 : isa::instr::wmma_f16_16x16x16_f16;
+  const isa::instr_info& f = isa::info(in);
+  const auto& mnemonics = machine::program_of(*co).mnemonics;
+  CHECK(std::find(mnemonics.begin(), mnemonics.end(), "v_wmma_f16_16x16x16_f16") != mnemonics.end());
+  const auto value = [](uint32_t code) { return double(std::bit_cast<_Float16>(uint16_t(code))); };
+  const double u = 0x1p-24, gamma16 = 16 * u / (1 - 16 * u);
+  for (const f16_case& fc : cases)
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      CAPTURE(fc.kernel, seed);
+      std::mt19937_64 rng(seed * 7919 + fc.d_half);
+      isa::code_matrix am(f.m, f.k), bm(f.k, f.n), cm(f.m, f.n);
+      for (auto* m : {&am, &bm, &cm})
+        for (auto& x : m->data) x = random_code(isa::elem::f16, rng);
+      isa::wave_regs a = isa::make_a_regs(in), b = isa::make_b_regs(in), c = isa::make_d_regs(in);
+      for (auto& w : c.words()) w = uint32_t(rng());  // the halves C/D do not use hold garbage D must keep
+      isa::place_dense_a(in, am, a);
+      isa::place_b(in, bm, b);
+      isa::place_d(in, cm, c, fc.d_half);
+      const isa::modifiers mods{.d_half = fc.d_half};
+      const isa::wave_regs want = isa::execute(in, a, b, c, isa::make_index_regs(in), mods);
+
+      test_memory mem;
+      const auto up = [&](const isa::wave_regs& r) {
+        return mem.upload(std::vector<uint32_t>(r.words().begin(), r.words().end()));
+      };
+      const uint64_t da = up(a), db = up(b), dc = up(c), di = up(isa::make_index_regs(in));
+      const uint64_t dd = mem.alloc(c.words().size() * 4);
+      launch(*co, mem, kernel_named(*co, fc.kernel), {1, 1, 1}, {32, 1, 1}, {da, db, dc, di, dd});
+      isa::wave_regs got = isa::make_d_regs(in);
+      const auto words = mem.download<uint32_t>(dd, got.words().size());
+      std::copy(words.begin(), words.end(), got.words().begin());
+      CHECK(got == want);
+
+      const isa::code_matrix dm = isa::read_d(in, got, fc.d_half);
+      unsigned model_mismatches = 0, outside_bound = 0;
+      for (unsigned i = 0; i < f.m; ++i)
+        for (unsigned j = 0; j < f.n; ++j) {
+          float acc = float(value(cm(i, j)));
+          double exact = value(cm(i, j)), magnitude = std::fabs(exact);
+          for (unsigned k = 0; k < f.k; ++k) {
+            const double p = value(am(i, k)) * value(bm(k, j));
+            acc += float(p);
+            exact += p;
+            magnitude += std::fabs(p);
+          }
+          if (dm(i, j) != std::bit_cast<uint16_t>(_Float16(acc))) ++model_mismatches;
+          const double err = std::fabs(value(dm(i, j)) - exact);
+          if (err > gamma16 * magnitude + 0x1p-11 * (std::fabs(exact) + gamma16 * magnitude) + 0x1p-25) ++outside_bound;
+        }
+      CHECK(model_mismatches == 0);
+      CHECK(outside_bound == 0);
+    }
+}
+
 TEST_CASE("A hand-derived one-hot v_swmmac_i32_16x16x32_iu8 vector: one A value meets one B value") {
   // Row 1, group 0 stores a single nonzero value 3 in slot 0 with field 2: it pairs with B[k = 4*0 + 2][j] only.
   // B[2][5] = 7 and every other B is 0, so D = C everywhere except D[1][5] = C[1][5] + 21.
