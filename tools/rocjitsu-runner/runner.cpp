@@ -68,6 +68,12 @@ constexpr uint64_t kernarg_address = 0x40000000;   // the kernarg segment
 constexpr uint64_t ring_address = 0xF0000000;      // the AQL ring: one 64-byte packet slot used of 64
 constexpr uint32_t ring_bytes = 4096;
 constexpr uint64_t read_index_address = 0xF0010000, write_index_address = 0xF0010008, doorbell_address = 0xF0010010;
+// The dispatch pointer rocJITsu gives the waves (user SGPRs, when the kernel descriptor enables it): at a3c6becc8b
+// its command processor sets it (and the queue pointer) only for a host-accessible KFD queue
+// (vm/amdgpu/command_processor.cpp, `if (host_accessible)`), else it is 0. Kernels read blockDim and gridDim from
+// their dispatch packet through it (`s_load_b32 s0, s[0:1], 0xc`), so a copy of the packet sits at that address;
+// without it they read zeros (D constant across lanes, NaN in the fa fixup kernels).
+constexpr uint64_t dispatch_packet_copy_address = 0;
 // hsa_packet_type_t HSA_PACKET_TYPE_KERNEL_DISPATCH (HSA Platform System Architecture Specification, 2.9.1): the
 // header's type field, bits [7:0]; acquire/release fences left 0 (none: one dispatch, read back after the engine ends).
 constexpr uint16_t kernel_dispatch_packet_type = 2;
@@ -238,6 +244,7 @@ int run(int argc, char** argv) {
   q.doorbell_va = doorbell_address;
   cp->register_queue(std::move(q));
   memory->load_image(packet.data(), packet.size(), ring_address);
+  memory->load_image(packet.data(), packet.size(), dispatch_packet_copy_address);
   memory->load_image(reinterpret_cast<const uint8_t*>(&one), 8, write_index_address);
   memory->load_image(reinterpret_cast<const uint8_t*>(&one), 8, doorbell_address);
   cp->engine()->schedule_event_now(cp->doorbell_event());
