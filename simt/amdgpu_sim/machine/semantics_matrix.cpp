@@ -62,10 +62,19 @@ void exec_matrix(wave& w, const op& o) {
       o.dst[0].reg + f.d_vgprs > 256u)
     fail(w, o, "a matrix operand runs past v255");
   alignas(64) uint32_t d[max_operand_vgprs][wave_lanes];
+  // gfx12 code encodes a zero accumulator as the inline constant 0 in C's field (clang emits `v_wmma_* D, A, B, 0`):
+  // C is then that constant in every element, not the VGPRs that o.src[2].reg (0) would name. Only 0 is modelled: its
+  // bits are the same for every element type, where another constant would need the form's C type to materialise.
+  alignas(64) static constexpr uint32_t zero_c[max_operand_vgprs][wave_lanes] = {};
+  const uint32_t* c_rows = &w.v[c_reg][0];
+  if (!f.sparse && o.src[2].kind == opnd::konst) {
+    if (o.src[2].k != 0) fail(w, o, "an inline-constant C other than 0 is not modelled");
+    c_rows = &zero_c[0][0];
+  }
   // D's elements are written into D's old words: the bits they do not cover (gfx11's binary16 C/D) keep their value.
   std::memcpy(&d[0][0], &w.v[o.dst[0].reg][0], sizeof(d[0]) * f.d_vgprs);
   try {
-    isa::execute_rows(in, &w.v[o.src[0].reg][0], &w.v[o.src[1].reg][0], &w.v[c_reg][0],
+    isa::execute_rows(in, &w.v[o.src[0].reg][0], &w.v[o.src[1].reg][0], c_rows,
                       f.sparse ? &w.v[o.src[2].reg][0] : nullptr, m, &d[0][0]);
   } catch (const std::exception& e) {
     fail(w, o, std::string("the matrix model rejected the operands: ") + e.what());

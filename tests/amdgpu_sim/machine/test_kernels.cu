@@ -92,6 +92,22 @@ TP_WMMA_F16_KERNEL(wmma_f16_acc, "")
 TP_WMMA_F16_KERNEL(wmma_f16_acc_hi, " op_sel:[0,0,1]")
 #endif
 #undef TP_WMMA_F16_KERNEL
+#if !defined(__gfx1100__)
+// gfx12's zero accumulator as the inline constant 0 in C's field, as clang emits it: D = A*B. D's registers (v[0:7]
+// here) first hold c's words, what a C read from the VGPRs at 0 would add.
+TP_GLOBAL void wmma_f16_c0(tp::gmem<uint32_t> a, tp::gmem<uint32_t> b, tp::gmem<uint32_t> c, tp::gmem<uint32_t>,
+                           tp::gmem<uint32_t> d) {
+  typedef uint32_t words4 __attribute__((ext_vector_type(4)));
+  typedef uint32_t words8 __attribute__((ext_vector_type(8)));
+  const unsigned l = tp::thread_idx();
+  words4 av, bv;
+  words8 dv;
+  for (unsigned r = 0; r < 4; ++r) av[r] = a.ld(4 * l + r), bv[r] = b.ld(4 * l + r);
+  for (unsigned r = 0; r < 8; ++r) dv[r] = c.ld(8 * l + r);
+  asm volatile("v_wmma_f32_16x16x16_f16 %0, %1, %2, 0" : "+v"(dv) : "v"(av), "v"(bv));
+  for (unsigned r = 0; r < 8; ++r) d.st(8 * l + r, dv[r]);
+}
+#endif
 
 // Two waves and no barrier: wave 1 reads back the LDS words wave 0 writes. The race detector's positive case; what
 // wave 1 reads depends on the schedule (0 when it runs first, t + 1 when wave 0 stored first).

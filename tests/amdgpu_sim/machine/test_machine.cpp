@@ -554,6 +554,27 @@ TEST_CASE("v_swmmac and v_wmma on the simulator compute reference/isa's logical 
   }
 }
 
+TEST_CASE("v_wmma with the inline constant 0 as C (gfx12) reads 0 and not the VGPRs from v0") {
+  auto co = load();
+  const matrix_case mc{"wmma_f16_c0", isa::instr::wmma_f32_16x16x16_f16, {true, true, false, 0}};
+  if (co->arch().rfind("gfx12", 0) != 0) {  // gfx11's WMMA takes C from VGPRs only: no such kernel there
+    CHECK_THROWS(kernel_named(*co, mc.kernel));
+    return;
+  }
+  const isa::instr_info& f = isa::info(mc.in);
+  std::mt19937_64 rng(7);
+  isa::code_matrix am(f.m, f.k), bm(f.k, f.n), zero(f.m, f.n), garbage(f.m, f.n);
+  for (auto& x : am.data) x = random_code(f.a, rng);
+  for (auto& x : bm.data) x = random_code(f.b, rng);
+  for (auto& x : garbage.data) x = random_code(f.d, rng);  // in D's registers before the op: must not be added
+  isa::wave_regs a = isa::make_a_regs(mc.in), b = isa::make_b_regs(mc.in), c = isa::make_d_regs(mc.in);
+  isa::wave_regs index = isa::make_index_regs(mc.in);
+  isa::place_dense_a(mc.in, am, a);
+  isa::place_b(mc.in, bm, b);
+  isa::place_d(mc.in, garbage, c);
+  CHECK(run_matrix(*co, mc, a, b, c, index).data == isa::execute_dense(mc.in, am, bm, zero, mc.mods).data);
+}
+
 TEST_CASE("v_wmma_f16_16x16x16_f16 gives reference/isa's binary16 accumulation bit for bit, within its bound of fp64") {
   // The model (reference/isa README, assumption 7: AMD's rocjitsu emulator's): from C, the exact products added in
   // ascending k in binary32, each add rounded, the sum rounded once to binary16. Checked three ways: the simulator's D
