@@ -4,7 +4,7 @@
 // from a device config, write memory, submit an AQL dispatch packet, run, read back.
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
-//                      --executor "rocjitsu <commit> <config>" [--race] [--max-ticks N]
+//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE] [--max-ticks N]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
 // recorded one, whose hidden arguments are checked here against the code object's metadata (runtime/kernarg.h fills
@@ -14,6 +14,9 @@
 // Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg runs unrelocated.
 //
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
+// --trace FILE writes, for wave 0 of workgroup 0, one line per executed instruction: its address in the code object
+// and every VGPR it changed, all 32 lanes ("0x1a4 v3=0x0,0x1,..."). tp-sim-replay --trace writes the same lines for
+// this simulator, so the first line where the two files differ is the first instruction the executors disagree on.
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
 // load the code object or did not finish the dispatch.
 #include <algorithm>
@@ -129,8 +132,52 @@ std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t im
   return out;
 }
 
+// --trace: wave 0 of workgroup 0 (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
+class wave_trace final : public rocjitsu::ExecutionPlugin {
+ public:
+  wave_trace(std::ostream& out, uint64_t image_base) : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base) {}
+  void onAmdgpuWavefrontDispatched(rocjitsu::amdgpu::Wavefront& wf) override {
+    if (!traced_ && !done_ && wf.wg_id() == 0) traced_ = &wf;
+  }
+  void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf == traced_) traced_ = nullptr, done_ = true;
+  }
+  void onAmdgpuBeforeExecuteInstruction(uint64_t, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf == traced_) snapshot(wf, before_);
+  }
+  void onAmdgpuAfterExecuteInstruction(uint64_t pc, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf != traced_) return;
+    snapshot(wf, after_);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(pc - base_));
+    out_ << buf;
+    for (std::size_t r = 0; r * 32 < after_.size(); ++r) {
+      if (std::equal(after_.begin() + r * 32, after_.begin() + r * 32 + 32, before_.begin() + r * 32)) continue;
+      out_ << " v" << r << '=';
+      for (unsigned l = 0; l < 32; ++l) {
+        std::snprintf(buf, sizeof buf, l ? ",0x%x" : "0x%x", after_[r * 32 + l]);
+        out_ << buf;
+      }
+    }
+    out_ << '\n';
+  }
+
+ private:
+  static void snapshot(rocjitsu::amdgpu::Wavefront& wf, std::vector<uint32_t>& into) {
+    const auto& alloc = wf.vgpr_alloc();
+    into.resize(std::size_t(alloc.count) * 32);
+    for (uint32_t r = 0; r < alloc.count; ++r)
+      for (uint32_t l = 0; l < 32; ++l) into[r * 32 + l] = wf.cu().read_vgpr(alloc.base + r, l);
+  }
+  std::ostream& out_;
+  uint64_t base_;
+  rocjitsu::amdgpu::Wavefront* traced_ = nullptr;
+  bool done_ = false;
+  std::vector<uint32_t> before_, after_;
+};
+
 int run(int argc, char** argv) {
-  std::string config_path, code_path, launch_path, out_path, executor;
+  std::string config_path, code_path, launch_path, out_path, executor, trace_path;
   bool race = false;
   uint64_t max_ticks = default_max_ticks;
   for (int i = 1; i < argc; ++i) {
@@ -145,6 +192,7 @@ int run(int argc, char** argv) {
     else if (a == "--out") out_path = value();
     else if (a == "--executor") executor = value();
     else if (a == "--race") race = true;
+    else if (a == "--trace") trace_path = value();
     else if (a == "--max-ticks") {
       const std::string v = value();
       char* end = nullptr;
@@ -153,9 +201,10 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
-                   "                          --executor TEXT [--race] [--max-ticks N]\n"
+                   "                          --executor TEXT [--race] [--trace FILE] [--max-ticks N]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
-                   "  detector and prints its summary; --max-ticks caps the engine's simulated time (default " +
+                   "  detector and prints its summary; --trace writes wave 0 of workgroup 0's changed VGPRs per\n"
+                   "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --max-ticks caps the engine's simulated time (default " +
                    std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
       return 0;
     } else throw usage_error("unknown option " + a);
@@ -208,11 +257,19 @@ int run(int argc, char** argv) {
 
   std::shared_ptr<rocjitsu::ExecutionPluginGroup> plugins;
   rocjitsu::plugins::race_detector::RaceDetectorPlugin* detector = nullptr;
-  if (race) {
+  std::ofstream trace_file;
+  if (race || !trace_path.empty()) {
     plugins = std::make_shared<rocjitsu::ExecutionPluginGroup>();
-    auto p = std::make_unique<rocjitsu::plugins::race_detector::RaceDetectorPlugin>();
-    detector = p.get();
-    plugins->add(std::move(p));
+    if (race) {
+      auto p = std::make_unique<rocjitsu::plugins::race_detector::RaceDetectorPlugin>();
+      detector = p.get();
+      plugins->add(std::move(p));
+    }
+    if (!trace_path.empty()) {
+      trace_file.open(trace_path);
+      if (!trace_file) throw usage_error("cannot write " + trace_path);
+      plugins->add(std::make_unique<wave_trace>(trace_file, code_base));
+    }
     soc->set_plugin_group(plugins);
     plugins->onInit();
   }
@@ -268,10 +325,8 @@ int run(int argc, char** argv) {
     r.buffers.push_back(record::summarize(b));
   }
   record::write_file(out_path, record::encode(r));
-  if (detector) {
-    std::cout << detector->getSummary() << '\n';
-    plugins->onShutdown();
-  }
+  if (detector) std::cout << detector->getSummary() << '\n';
+  if (plugins) plugins->onShutdown();
   return 0;
 }
 
