@@ -58,10 +58,11 @@ float rocjitsu_rcp(float x) {
   return flush(1.0f / x);
 }
 
-// Where rocJITsu reads element e (of `elems`) of row or column x of a 4-bit operand (isa/arch/amdgpu/shared/
-// mma_exec.h: wmma_input_loc, which swmmac_a_input_loc / swmmac_b_input_loc use for 4-bit elements): with 32 or more
-// elements, blocks of elems/4 alternate between lanes x and x + 16; fewer, the first half in lane x.
-isa::reg_loc rocjitsu_nibble(unsigned x, unsigned elems, unsigned e) {
+// Where rocJITsu reads element e (of `elems`, each `bits` wide) of row or column x of a WMMA/SWMMAC operand that it
+// places generically (isa/arch/amdgpu/shared/mma_exec.h: wmma_input_loc, used for the gfx12 dense forms and for the
+// 4-bit SWMMAC operands): with 32 or more elements, blocks of elems/4 alternate between lanes x and x + 16; fewer,
+// the first half in lane x, the second in lane x + 16.
+isa::reg_loc rocjitsu_input_loc(unsigned x, unsigned elems, unsigned e, unsigned bits) {
   unsigned lane, local;
   if (elems >= 32) {
     const unsigned block = elems / 4;
@@ -71,7 +72,8 @@ isa::reg_loc rocjitsu_nibble(unsigned x, unsigned elems, unsigned e) {
     lane = x + 16 * (e / (elems / 2));
     local = e % (elems / 2);
   }
-  return {lane, local / 8, 4 * (local % 8), 4 * (local % 8) + 3};
+  const unsigned bit = local * bits;
+  return {lane, bit / 32, bit % 32, bit % 32 + bits - 1};
 }
 
 isa::wave_regs to_regs(const std::vector<uint32_t>& rows, unsigned vgprs) {
@@ -87,7 +89,40 @@ void copy_rows(const wave& w, uint16_t reg, unsigned vgprs, std::vector<uint32_t
     for (unsigned l = 0; l < wave_lanes; ++l) out[v * wave_lanes + l] = w.v[reg + v][l];
 }
 
-float value(isa::elem e, uint32_t code) { return float(isa::element_value(e, code)); }
+// An element as rocJITsu's extract_* give it to the accumulation (lib/util/include/util/data_types.h: f16_to_f32,
+// bf16_to_f32, fp8_e4m3_ocp_to_f32, bf8_e5m2_ocp_to_f32): every number its exact value; a binary16 NaN keeps its
+// payload, shifted, unquieted; a bf16 NaN is its bits << 16; an fp8/bf8 NaN is the quiet NaN 0x7fc00000 with its sign.
+float value(isa::elem e, uint32_t code) {
+  switch (e) {
+    case isa::elem::f16:
+      if ((code & 0x7c00u) == 0x7c00u && (code & 0x3ffu))
+        return std::bit_cast<float>(((code & 0x8000u) << 16) | 0x7f800000u | ((code & 0x3ffu) << 13));
+      break;
+    case isa::elem::bf16: return std::bit_cast<float>((code & 0xffffu) << 16);
+    case isa::elem::fp8:
+    case isa::elem::bf8:
+      if (std::isnan(isa::element_value(e, code))) return std::bit_cast<float>(((code & 0x80u) << 24) | 0x7fc00000u);
+      break;
+    default: break;
+  }
+  return float(isa::element_value(e, code));
+}
+
+// One step acc + x*y of rocJITsu's accumulation as its x86-64 build executes it: the products of these formats are
+// exact in binary32, so the value is one rounding of acc + x*y; a NaN operand comes out quieted, and which one is the
+// host's choice: SSE's multiply and add return their first source operand's NaN, and the compiled code multiplies
+// y*x and then adds the accumulator on gfx12's SIMD path (mma_exec.h: wmma_simd_matmul, c = fma(a, b, c) on a
+// target without FMA), but adds acc + (x*y) on gfx11's scalar path (exec_gfx11_wmma_f32_mixed: acc += a * b). An
+// invalid operation (inf * 0, inf - inf) gives x86's default NaN 0xffc00000. (The NaN order was read from the
+// corpus: of the six orders, this pair alone reproduces every NaN of the classes it explains.)
+float step(float acc, float x, float y, bool gfx11) {
+  const auto quiet = [](float v) { return std::bit_cast<float>(std::bit_cast<uint32_t>(v) | 0x00400000u); };
+  const float first[3] = {gfx11 ? acc : y, x, gfx11 ? y : acc};
+  for (const float v : first)
+    if (std::isnan(v)) return quiet(v);
+  const float r = std::fma(x, y, acc);
+  return std::isnan(r) ? std::bit_cast<float>(0xffc00000u) : r;
+}
 
 }  // namespace
 
@@ -207,9 +242,9 @@ void plugin::after_instruction(wave& w, const op& o) {
     for (unsigned i = 0; i < f.m; ++i)
       for (unsigned g = 0; g < f.k / 4; ++g)
         for (unsigned s = 0; s < 2; ++s)
-          a2.set(isa::a_slot_loc(in, i, g, s), a.get(rocjitsu_nibble(i, f.k / 2, 2 * g + s)));
+          a2.set(isa::a_slot_loc(in, i, g, s), a.get(rocjitsu_input_loc(i, f.k / 2, 2 * g + s, 4)));
     for (unsigned kk = 0; kk < f.k; ++kk)
-      for (unsigned j = 0; j < f.n; ++j) b2.set(isa::b_locs(in, kk, j)[0], b.get(rocjitsu_nibble(j, f.k, kk)));
+      for (unsigned j = 0; j < f.n; ++j) b2.set(isa::b_locs(in, kk, j)[0], b.get(rocjitsu_input_loc(j, f.k, kk, 4)));
     d = isa::execute(in, a2, b2, c, index, m);
   } else {
     // mma_exec.h: the gfx12 f32 WMMA/SWMMAC forms (exec_wmma_f32_mixed, exec_swmmac_f32_mixed) run their SIMD path
@@ -229,20 +264,20 @@ void plugin::after_instruction(wave& w, const op& o) {
           for (unsigned g = 0; g < f.k / 4; ++g)
             for (unsigned s = 0; s < 2; ++s) {
               const unsigned kk = 4 * g + (sa.field(i, g, s) & 3u);
-              acc = std::fma(value(f.a, sa.value(i, g, s)), value(f.b, b.get(isa::b_locs(in, kk, j)[0])), acc);
+              acc = step(acc, value(f.a, sa.value(i, g, s)), value(f.b, b.get(isa::b_locs(in, kk, j)[0])), gfx11);
             }
-        } else {
+        } else if (gfx11) {
           for (unsigned kk = 0; kk < f.k; ++kk) {
             const auto al = isa::a_locs(in, i, kk), bl = isa::b_locs(in, kk, j);
-            const float x = value(f.a, a.get(al[copy < al.size() ? copy : 0]));
-            const float y = value(f.b, b.get(bl[copy < bl.size() ? copy : 0]));
-            if (gfx11) {
-              const float p = x * y;
-              acc = acc + p;
-            } else {
-              acc = std::fma(x, y, acc);
-            }
+            acc = step(acc, value(f.a, a.get(al[copy])), value(f.b, b.get(bl[copy])), gfx11);
           }
+        } else {
+          // gfx12 dense: rocJITsu's K order is its own placement's (rocjitsu_input_loc), the same for A and B, so
+          // each product pairs the right elements but the sum runs in another order than AMD's K: for the K = 16
+          // binary16 forms 0-3, 8-11, 4-7, 12-15 in AMD's numbering.
+          for (unsigned kk = 0; kk < f.k; ++kk)
+            acc = step(acc, value(f.a, a.get(rocjitsu_input_loc(i, f.k, kk, isa::bits_of(f.a)))),
+                       value(f.b, b.get(rocjitsu_input_loc(j, f.k, kk, isa::bits_of(f.b)))), gfx11);
         }
         dm(i, j) = std::bit_cast<uint32_t>(acc);
       }
