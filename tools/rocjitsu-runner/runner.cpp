@@ -4,7 +4,8 @@
 // from a device config, write memory, submit an AQL dispatch packet, run, read back.
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
-//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE] [--max-ticks N]
+//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE [--trace-workgroup N]]
+//                      [--max-ticks N]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
 // recorded one, whose hidden arguments are checked here against the code object's metadata (runtime/kernarg.h fills
@@ -14,7 +15,7 @@
 // Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg runs unrelocated.
 //
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
-// --trace FILE writes, for wave 0 of workgroup 0, one line per executed instruction: its address in the code object
+// --trace FILE writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N, linear id), one line per executed instruction: its address in the code object
 // and every VGPR it changed, all 32 lanes ("0x1a4 v3=0x0,0x1,..."). tp-sim-replay --trace writes the same lines for
 // this simulator, so the first line where the two files differ is the first instruction the executors disagree on.
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
@@ -132,24 +133,30 @@ std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t im
   return out;
 }
 
-// --trace: wave 0 of workgroup 0 (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
+// --trace: wave 0 of one workgroup (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
 class wave_trace final : public rocjitsu::ExecutionPlugin {
  public:
-  wave_trace(std::ostream& out, uint64_t image_base) : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base) {}
+  wave_trace(std::ostream& out, uint64_t image_base, uint32_t workgroup)
+      : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base), workgroup_(workgroup) {}
   void onAmdgpuWavefrontDispatched(rocjitsu::amdgpu::Wavefront& wf) override {
-    if (!traced_ && !done_ && wf.wg_id() == 0) traced_ = &wf;
+    if (!traced_ && !done_ && wf.wg_id() == workgroup_) traced_ = &wf;
   }
   void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
     if (&wf == traced_) traced_ = nullptr, done_ = true;
   }
-  void onAmdgpuBeforeExecuteInstruction(uint64_t, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
-    if (&wf == traced_) snapshot(wf, before_);
+  // The instruction's own address is the one the before-hook gets (after a taken branch the after-hook's is not).
+  // A load's data lands between instructions here (rocJITsu models memory latency): each line compares with the
+  // state after the wave's previous instruction, so such a write shows on the next instruction of the wave.
+  void onAmdgpuBeforeExecuteInstruction(uint64_t pc, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf != traced_) return;
+    if (before_.empty()) snapshot(wf, before_);
+    pc_ = pc;
   }
-  void onAmdgpuAfterExecuteInstruction(uint64_t pc, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+  void onAmdgpuAfterExecuteInstruction(uint64_t, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
     if (&wf != traced_) return;
     snapshot(wf, after_);
     char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(pc - base_));
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(pc_ - base_));
     out_ << buf;
     for (std::size_t r = 0; r * 32 < after_.size(); ++r) {
       if (std::equal(after_.begin() + r * 32, after_.begin() + r * 32 + 32, before_.begin() + r * 32)) continue;
@@ -160,6 +167,7 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
       }
     }
     out_ << '\n';
+    before_.swap(after_);
   }
 
  private:
@@ -171,6 +179,8 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
   }
   std::ostream& out_;
   uint64_t base_;
+  uint32_t workgroup_;
+  uint64_t pc_ = 0;
   rocjitsu::amdgpu::Wavefront* traced_ = nullptr;
   bool done_ = false;
   std::vector<uint32_t> before_, after_;
@@ -178,6 +188,7 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
 
 int run(int argc, char** argv) {
   std::string config_path, code_path, launch_path, out_path, executor, trace_path;
+  uint32_t trace_workgroup = 0;
   bool race = false;
   uint64_t max_ticks = default_max_ticks;
   for (int i = 1; i < argc; ++i) {
@@ -193,6 +204,7 @@ int run(int argc, char** argv) {
     else if (a == "--executor") executor = value();
     else if (a == "--race") race = true;
     else if (a == "--trace") trace_path = value();
+    else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--max-ticks") {
       const std::string v = value();
       char* end = nullptr;
@@ -201,9 +213,9 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
-                   "                          --executor TEXT [--race] [--trace FILE] [--max-ticks N]\n"
+                   "                          --executor TEXT [--race] [--trace FILE [--trace-workgroup N]] [--max-ticks N]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
-                   "  detector and prints its summary; --trace writes wave 0 of workgroup 0's changed VGPRs per\n"
+                   "  detector and prints its summary; --trace writes wave 0 of workgroup 0 (or N)'s changed VGPRs per\n"
                    "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --max-ticks caps the engine's simulated time (default " +
                    std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
       return 0;
@@ -268,7 +280,7 @@ int run(int argc, char** argv) {
     if (!trace_path.empty()) {
       trace_file.open(trace_path);
       if (!trace_file) throw usage_error("cannot write " + trace_path);
-      plugins->add(std::make_unique<wave_trace>(trace_file, code_base));
+      plugins->add(std::make_unique<wave_trace>(trace_file, code_base, trace_workgroup));
     }
     soc->set_plugin_group(plugins);
     plugins->onInit();

@@ -1,7 +1,7 @@
 // tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
-//   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE]] [--races] [--dump DIR]
+//   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N]]] [--races] [--dump DIR]
 //                 [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
@@ -10,7 +10,7 @@
 //
 // --dump writes this simulator's final buffers of each replayed launch as DIR/<id>.<buffer>.bin, to look at a
 // disagreement element by element (rocJITsu's are in the .tpresult where stored).
-// --trace FILE (with --only) writes, for wave 0 of workgroup 0, one line per executed instruction: its address in the
+// --trace FILE (with --only) writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N), one line per executed instruction: its address in the
 // code object and every VGPR it changed, all 32 lanes; tp-rocjitsu-runner --trace writes the same lines under
 // rocJITsu, so the first differing line is the first instruction on which the two executors disagree.
 // --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
@@ -93,7 +93,7 @@ struct code_store {
 // --trace: wave 0 of workgroup 0, each instruction's address and the VGPRs it changed (tp-rocjitsu-runner's format).
 class wave_trace final : public machine::plugin {
  public:
-  explicit wave_trace(std::ostream& out) : out_(out) {}
+  wave_trace(std::ostream& out, uint32_t workgroup) : out_(out), workgroup_(workgroup) {}
   bool observes_instructions() const override { return true; }
   void before_instruction(machine::wave& w, const machine::op&) override {
     if (traced(w)) std::memcpy(before_, w.v, sizeof before_);
@@ -115,8 +115,9 @@ class wave_trace final : public machine::plugin {
   }
 
  private:
-  static bool traced(const machine::wave& w) { return w.id == 0 && w.wg && w.wg->linear_id == 0; }
+  bool traced(const machine::wave& w) const { return w.id == 0 && w.wg && w.wg->linear_id == workgroup_; }
   std::ostream& out_;
+  uint32_t workgroup_;
   uint32_t before_[machine::vgpr_file_rows][machine::wave_lanes];
 };
 
@@ -197,6 +198,7 @@ std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record:
 
 int run(int argc, char** argv) {
   std::string corpus, only, dump, known_path, finding, trace_path;
+  uint32_t trace_workgroup = 0;
   std::vector<rocjitsu_readings::reading> readings;
   bool races = false;
   std::vector<std::string> objects;
@@ -213,6 +215,7 @@ int run(int argc, char** argv) {
     else if (a == "--dump") dump = value();
     else if (a == "--finding") finding = value();
     else if (a == "--trace") trace_path = value();
+    else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--as-rocjitsu") {
       const std::string list = value();
       for (std::size_t at = 0; at <= list.size();) {
@@ -233,13 +236,13 @@ int run(int argc, char** argv) {
                    "                     [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
-                   "  replays the launch ID alone (--trace FILE: wave 0 of workgroup 0's changed VGPRs per instruction,\n"
+                   "  replays the launch ID alone (--trace FILE [--trace-workgroup N]: wave 0 of workgroup 0 or N's changed VGPRs per instruction,\n"
                    "  as tp-rocjitsu-runner --trace writes them); --races prints the LDS hazards the machine's\n"
                    "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
                    "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
-                   "  host-transcendentals, mma-f32-sequential, iu4-swmmac-layout) and requires each to give\n"
-                   "  rocJITsu's bytes. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
+                   "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout) and requires\n"
+                   "  each to give rocJITsu's bytes. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
     else objects.push_back(a);
@@ -312,7 +315,7 @@ int run(int argc, char** argv) {
       if (!trace_path.empty()) {
         trace_file.open(trace_path);
         if (!trace_file) throw usage_error("cannot write " + trace_path);
-        trace.emplace(trace_file);
+        trace.emplace(trace_file, trace_workgroup);
       }
       const auto ours = run_here(*co, l, races ? &found : nullptr, reading ? &*reading : nullptr, trace ? &*trace : nullptr);
       if (!dump.empty()) {

@@ -18,10 +18,11 @@ namespace {
 using namespace machine;
 namespace isa = tp::ref::isa;
 
-constexpr std::array<std::pair<reading, std::string_view>, 4> names = {{
+constexpr std::array<std::pair<reading, std::string_view>, 5> names = {{
     {reading::salu_float_scc, "salu-float-scc"},
     {reading::host_transcendentals, "host-transcendentals"},
     {reading::mma_f32_sequential, "mma-f32-sequential"},
+    {reading::fma_f64_nan_order, "fma-f64-nan-order"},
     {reading::iu4_swmmac_layout, "iu4-swmmac-layout"},
 }};
 
@@ -157,6 +158,9 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
       case reading::host_transcendentals:
         if (m == "v_exp_f32" || m == "v_rcp_f32") return kind::transcendental;
         break;
+      case reading::fma_f64_nan_order:
+        if (m == "v_fma_f64") return kind::fma_f64;
+        break;
       case reading::mma_f32_sequential:
         if ((starts_with(m, "v_wmma_") || starts_with(m, "v_swmmac_")) &&
             isa::info(isa::instr(o.matrix)).d == isa::elem::f32)
@@ -180,6 +184,11 @@ void plugin::before_instruction(wave& w, const op& o) {
     src_.resize(wave_lanes);
     const lane_ref s = read(w, o.src[0]);
     for (unsigned l = 0; l < wave_lanes; ++l) src_[l] = mod32(s[l], o.src[0].mods);
+  } else if (pending_ == kind::fma_f64) {
+    if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on v_fma_f64 is not modelled");
+    src64_.resize(3 * wave_lanes);
+    for (unsigned s = 0; s < 3; ++s)
+      for (unsigned l = 0; l < wave_lanes; ++l) src64_[3 * l + s] = mod64(read64(w, o.src[s], l), o.src[s].mods);
   } else if (pending_ == kind::matrix) {
     const auto in = isa::instr(o.matrix);
     const auto& f = isa::info(in);
@@ -219,6 +228,23 @@ void plugin::after_instruction(wave& w, const op& o) {
         const float x = std::bit_cast<float>(src_[l]);
         d[l] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
       }
+    return;
+  }
+  if (k == kind::fma_f64) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_v_fma_f64_vop3 runs util::stdx::fma on native<double>; on
+    // this build (x86-64 without FMA) the library's fallback, whose NaN is S1's, else S0's, else S2's.
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!w.lane_on(l)) continue;
+      for (const unsigned s : {1u, 0u, 2u}) {
+        const uint64_t x = src64_[3 * l + s];
+        if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+          const uint64_t q = x | 0x0008000000000000ull;
+          w.v[o.dst[0].reg][l] = uint32_t(q);
+          w.v[o.dst[0].reg + 1][l] = uint32_t(q >> 32);
+          break;
+        }
+      }
+    }
     return;
   }
   const auto in = isa::instr(o.matrix);

@@ -29,13 +29,16 @@ enum class reading : uint8_t {
   // value), rounded to binary32 after every step (the products of these formats are exact in binary32); gfx11 reads a
   // replicated A/B element from the copy in the D lane's half.
   mma_f32_sequential,
+  // v_fma_f64 with a NaN operand: the first NaN of S1, S0, S2 (in that order), quieted; rocJITsu's SIMD path runs
+  // the host library's fma fallback, which returns that one (this simulator: the host fma's choice, S0 first).
+  fma_f64_nan_order,
   // v_swmmac_i32_16x16x32_iu4 / _16x16x64_iu4: a 4-bit A or B operand with K >= 32 elements read in blocks of K/4
   // alternating between lanes j and j + 16 (rocJITsu's wmma_input_loc), where AMD's layout tables (reference/isa)
   // hold K/2 consecutive elements per lane.
   iu4_swmmac_layout,
 };
 
-// "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "iu4-swmmac-layout".
+// "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout".
 std::optional<reading> parse(std::string_view name);
 std::string_view name(reading r);
 std::vector<std::string_view> all_names();
@@ -51,7 +54,7 @@ class plugin final : public machine::plugin {
   const std::vector<uint64_t>& replaced() const { return replaced_; }
 
  private:
-  enum class kind : uint8_t { none, salu_float, transcendental, matrix };
+  enum class kind : uint8_t { none, salu_float, transcendental, fma_f64, matrix };
   kind classify(const machine::wave& w, const machine::op& o, unsigned& which) const;
   std::vector<reading> readings_;
   std::vector<uint64_t> replaced_;
@@ -59,6 +62,7 @@ class plugin final : public machine::plugin {
   kind pending_ = kind::none;
   unsigned pending_reading_ = 0;
   std::vector<uint32_t> a_, b_, c_, index_, src_;
+  std::vector<uint64_t> src64_;  // v_fma_f64: S0, S1, S2 of each lane
 };
 
 }  // namespace tp::amdgpu_sim::rocjitsu_readings
