@@ -15,9 +15,11 @@
 // Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg runs unrelocated.
 //
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
-// --trace FILE writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N, linear id), one line per executed instruction: its address in the code object
-// and every VGPR it changed, all 32 lanes ("0x1a4 v3=0x0,0x1,..."). tp-sim-replay --trace writes the same lines for
-// this simulator, so the first line where the two files differ is the first instruction the executors disagree on.
+// --trace FILE writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N, linear id), one line per
+// executed instruction: its address in the code object and every VGPR that changed since the wave's previous
+// instruction, all 32 lanes ("0x1a4 v3=0x0,0x1,..."; a load's data, which lands between instructions here, shows on
+// the next line). tp-sim-replay --trace writes the same lines for this simulator: comparing per VGPR the values each
+// side wrote finds the first instruction the two executors disagree on (README.md).
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
 // load the code object or did not finish the dispatch.
 #include <algorithm>

@@ -10,9 +10,10 @@
 //
 // --dump writes this simulator's final buffers of each replayed launch as DIR/<id>.<buffer>.bin, to look at a
 // disagreement element by element (rocJITsu's are in the .tpresult where stored).
-// --trace FILE (with --only) writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N), one line per executed instruction: its address in the
-// code object and every VGPR it changed, all 32 lanes; tp-rocjitsu-runner --trace writes the same lines under
-// rocJITsu, so the first differing line is the first instruction on which the two executors disagree.
+// --trace FILE (with --only) writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N), one line per
+// executed instruction: its address in the code object and every VGPR it changed, all 32 lanes;
+// tp-rocjitsu-runner --trace writes the same lines under rocJITsu (tools/rocjitsu-runner/README.md says how to
+// compare them).
 // --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
 // side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
 //
