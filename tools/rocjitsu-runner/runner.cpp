@@ -53,6 +53,7 @@
 #include "simdojo/sim/topology.h"
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/wave.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
 #include "simt/amdgpu_sim/runtime/launch_record.h"
 
@@ -257,6 +258,13 @@ int run(int argc, char** argv) {
 
   auto loaded = rocjitsu::config::load_config(config_path, rocjitsu::kEmbeddedSchema);
   auto* soc = loaded.soc();
+  // The flat apertures. rocJITsu's SoC starts with every aperture at 0 and only its simulated KFD programs them
+  // (kmd/linux/simulated_kfd.cpp), so on this bare path src_private_base / src_shared_base read 0 and a kernel's flat
+  // access to its own stack (a local array the compiler keeps in scratch) went to global memory at the bare offset,
+  // one location for every lane: the ck kernels' out-of-bounds counters came out wrong (tests/amdgpu_sim/rocjitsu/
+  // README.md). Programmed as the KFD programs them, which are also this simulator's apertures (machine/wave.h).
+  soc->set_apertures(uint64_t(machine::shared_aperture_hi) << 32, (uint64_t(machine::shared_aperture_hi) << 32) | 0xffffffffull,
+                     uint64_t(machine::private_aperture_hi) << 32, (uint64_t(machine::private_aperture_hi) << 32) | 0xffffffffull);
   auto* memory = loaded.memory();
   // The configs cap a run at max_ticks (100000 in gfx1201_r9700.json), which a long kernel passes with the dispatch
   // unfinished. Uncapped (0) is no answer either: at this commit the engine then never returns, the command processor
