@@ -129,6 +129,19 @@ class code_object {
   // plugin stops it.
   virtual void run(const dispatch& d) = 0;
   virtual code_location locate(uint64_t pc) const = 0;
+
+  // The loadable image, as ROCr's loader maps it: every PT_LOAD segment at its virtual address in one block of
+  // image_bytes() (0: the object has no loadable segment), to be placed at a device address aligned to image_align().
+  // place_image writes it into `dst` (image_bytes() bytes of the global memory at device address `base`): the
+  // segments' file bytes, zeros beyond them (.bss), and the dynamic relocations (.rela.dyn: R_AMDGPU_RELATIVE64,
+  // _ABS64, _ABS32, _ABS32_LO/_HI) resolved for `base`; from then on the kernels' PC-relative addresses are
+  // base + virtual address, so their globals (__constant__ and __device__ variables, .data.rel.ro tables, GOT
+  // entries) are read from and written to the image. Unplaced, a kernel that reaches a global stops at the access
+  // (outside every allocation), as before. A runtime places each code object once, before its first launch;
+  // throws sim_error on a relocation it does not resolve.
+  virtual uint64_t image_bytes() const = 0;
+  virtual uint64_t image_align() const = 0;
+  virtual void place_image(uint8_t* dst, uint64_t base) = 0;
 };
 
 // Parse an ELF code object (the bytes stay owned by the caller for the object's lifetime). Throws sim_error.

@@ -54,6 +54,9 @@ class loaded_code_object final : public code_object {
   const kernel_info* find(const std::string& name) const override;
   code_location locate(uint64_t pc) const override;
   void run(const dispatch& d) override;
+  uint64_t image_bytes() const override { return image_bytes_; }
+  uint64_t image_align() const override { return image_align_; }
+  void place_image(uint8_t* dst, uint64_t base) override;
 
   const program& prog() const { return prog_; }
   std::vector<uint32_t> entry_indices() const {
@@ -78,6 +81,7 @@ class loaded_code_object final : public code_object {
 
   std::string arch_;
   program prog_;
+  uint64_t image_bytes_ = 0, image_align_ = 1;  // the PT_LOAD segments' span and largest alignment (loader.cpp)
   std::vector<kernel_info> infos_;
   std::map<std::string, kernel_entry> entries_;
   std::vector<std::unique_ptr<wave>> waves_;  // reused across dispatches (each is ~33 KiB of registers)

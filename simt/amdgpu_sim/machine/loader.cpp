@@ -1,6 +1,7 @@
 // The loader: the ELF code object through LLVM's Object library (sections, symbols, the NT_AMDGPU_METADATA note
 // through BinaryFormat's MsgPack document), the kernel descriptors, the decode of .text, and the DWARF line tables
 // that name a PC's source line (code_object.h has the facts used).
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -64,8 +65,19 @@ loaded_code_object::loaded_code_object(std::span<const uint8_t> bytes) {
   prog_ = decode_text(text, text_addr, arch_);
   if (obj.hasDebugInfo()) dwarf_ = llvm::DWARFContext::create(obj);
 
-  // Metadata note.
   const auto& elf = obj.getELFFile();
+  // The loadable image's span: ROCr maps every PT_LOAD segment at its virtual address from one base.
+  auto phdrs = elf.program_headers();
+  if (!phdrs) throw sim_error("code object program headers: " + llvm::toString(phdrs.takeError()));
+  for (const auto& ph : *phdrs) {
+    if (ph.p_type != llvm::ELF::PT_LOAD) continue;
+    if (ph.p_filesz > ph.p_memsz || ph.p_offset + ph.p_filesz > bytes.size())
+      throw sim_error("code object PT_LOAD segment at " + hex(uint64_t(ph.p_vaddr)) + " lies outside the file");
+    image_bytes_ = std::max<uint64_t>(image_bytes_, ph.p_vaddr + ph.p_memsz);
+    image_align_ = std::max<uint64_t>(image_align_, ph.p_align);
+  }
+
+  // Metadata note.
   llvm::msgpack::Document doc;
   bool have_metadata = false;
   auto shdrs = elf.sections();
@@ -133,6 +145,52 @@ loaded_code_object::loaded_code_object(std::span<const uint8_t> bytes) {
     infos_.push_back(e.info);
     entries_.emplace(e.info.name, std::move(e));
   }
+}
+
+void loaded_code_object::place_image(uint8_t* dst, uint64_t base) {
+  const auto& elf = elf_->getELFFile();
+  const std::span<const uint8_t> file(elf.base(), elf.getBufSize());
+  std::memset(dst, 0, image_bytes_);
+  for (const auto& ph : cantFail(elf.program_headers()))
+    if (ph.p_type == llvm::ELF::PT_LOAD) std::memcpy(dst + ph.p_vaddr, file.data() + ph.p_offset, ph.p_filesz);
+  // The dynamic relocations: what the linker left for the loader, in the allocated SHT_RELA sections.
+  for (const auto& sh : cantFail(elf.sections())) {
+    if (sh.sh_type != llvm::ELF::SHT_RELA || !(sh.sh_flags & llvm::ELF::SHF_ALLOC)) continue;
+    auto symtab = elf.getSection(sh.sh_link);
+    if (!symtab) throw sim_error("code object relocation section: " + llvm::toString(symtab.takeError()));
+    auto relas = elf.relas(sh);
+    if (!relas) throw sim_error("code object relocations: " + llvm::toString(relas.takeError()));
+    for (const auto& r : *relas) {
+      const uint32_t type = r.getType(false);
+      if (type == llvm::ELF::R_AMDGPU_NONE) continue;
+      const uint64_t at = r.r_offset;
+      const int64_t addend = r.r_addend;
+      uint64_t symbol = 0;  // S: the symbol's device address (RELATIVE64 has none)
+      if (type != llvm::ELF::R_AMDGPU_RELATIVE64 && r.getSymbol(false) != 0) {
+        auto sym = elf.getRelocationSymbol(r, *symtab);
+        if (!sym || !*sym) throw sim_error("code object relocation at " + hex(at) + ": its symbol cannot be read");
+        if ((*sym)->st_shndx == llvm::ELF::SHN_UNDEF)
+          throw sim_error("code object relocation at " + hex(at) + " names an undefined symbol (the simulator links " +
+                          "no other code object)");
+        symbol = base + (*sym)->st_value;
+      }
+      const unsigned width = type == llvm::ELF::R_AMDGPU_RELATIVE64 || type == llvm::ELF::R_AMDGPU_ABS64 ? 8 : 4;
+      if (at + width > image_bytes_) throw sim_error("code object relocation at " + hex(at) + " lies outside the image");
+      uint64_t value = 0;
+      switch (type) {
+        case llvm::ELF::R_AMDGPU_RELATIVE64: value = base + uint64_t(addend); break;
+        case llvm::ELF::R_AMDGPU_ABS64: value = symbol + uint64_t(addend); break;
+        case llvm::ELF::R_AMDGPU_ABS32:
+        case llvm::ELF::R_AMDGPU_ABS32_LO: value = uint32_t(symbol + uint64_t(addend)); break;
+        case llvm::ELF::R_AMDGPU_ABS32_HI: value = uint32_t((symbol + uint64_t(addend)) >> 32); break;
+        default:
+          throw sim_error("code object relocation at " + hex(at) + ": type " + std::to_string(type) +
+                          " is not one the simulator's loader resolves (RELATIVE64, ABS64, ABS32, ABS32_LO/HI)");
+      }
+      std::memcpy(dst + at, &value, width);
+    }
+  }
+  prog_.load_base = base;
 }
 
 const kernel_info* loaded_code_object::find(const std::string& name) const {

@@ -76,6 +76,10 @@ struct program {
   std::vector<std::string> mnemonics;   // distinct mnemonics, indexed by op::mnemonic
   std::vector<std::string> text;        // the printer's text of each op (diagnostics, locate())
   uint64_t text_address = 0;            // virtual address of .text (PCs above are relative to it)
+  // Where the runtime placed the code object's image in global memory (code_object::place_image): the device address
+  // of virtual address 0. What the kernel computes from its PC (s_getpc_b64) is load_base + virtual address, so its
+  // PC-relative loads of globals reach the image; every PC the machine reports stays a virtual address.
+  uint64_t load_base = 0;
   int32_t index_at(uint64_t byte_offset) const {
     const uint64_t w = byte_offset / 4;
     return (byte_offset % 4 == 0 && w < index_of_word.size()) ? index_of_word[w] : -1;

@@ -185,9 +185,13 @@ void s_barrier(wave& w, const op& o) {
 }
 
 // PC-relative long jumps: s_getpc_b64 D = address of the next instruction; s_setpc_b64 jumps to S; s_swappc_b64
-// does both. Addresses are the code object's virtual addresses.
-void s_getpc_b64(wave& w, const op& o) { d64(w, o, w.prog->text_address + o.pc + 4); }
-void jump_to(wave& w, const op& o, uint64_t addr) {
+// does both. Addresses are device addresses: the code object's virtual address plus the base its image was placed
+// at (program::load_base; 0 when the runtime placed none), as the kernel adds PC-relative offsets to them to reach
+// its globals.
+uint64_t next_pc_address(const wave& w, const op& o) { return w.prog->load_base + w.prog->text_address + o.pc + 4; }
+void s_getpc_b64(wave& w, const op& o) { d64(w, o, next_pc_address(w, o)); }
+void jump_to(wave& w, const op& o, uint64_t device_addr) {
+  const uint64_t addr = device_addr - w.prog->load_base;
   const int32_t idx = addr >= w.prog->text_address ? w.prog->index_at(addr - w.prog->text_address) : -1;
   if (idx < 0) fail(w, o, "jump to an address that is not an instruction in .text");
   w.pc = uint32_t(idx);
@@ -195,7 +199,7 @@ void jump_to(wave& w, const op& o, uint64_t addr) {
 void s_setpc_b64(wave& w, const op& o) { jump_to(w, o, s64(w, o, 0)); }
 void s_swappc_b64(wave& w, const op& o) {
   const uint64_t target = s64(w, o, 0);
-  d64(w, o, w.prog->text_address + o.pc + 4);
+  d64(w, o, next_pc_address(w, o));
   jump_to(w, o, target);
 }
 

@@ -226,4 +226,20 @@ bool device_memory::kernel_written(uint64_t addr, std::size_t bytes, uint8_t* fl
   return true;
 }
 
+uint64_t place_image(device_memory& memory, code_object& co) {
+  const uint64_t bytes = co.image_bytes();
+  if (bytes == 0) return 0;
+  const uint64_t at = memory.allocate(bytes, std::max<std::size_t>(co.image_align(), 256));
+  if (!at) throw sim_error("the code object's image (" + std::to_string(bytes) + " bytes): out of memory");
+  std::vector<uint8_t> image(bytes);
+  try {
+    co.place_image(image.data(), at);
+  } catch (...) {
+    memory.free(at);
+    throw;
+  }
+  memory.host_write(at, image.data(), bytes);
+  return at;
+}
+
 }  // namespace tp::amdgpu_sim

@@ -106,4 +106,11 @@ class device_memory final {
   unwritten_loads launch_unwritten_;
 };
 
+// ROCr's loader step for one code object: an allocation for its image (code_object::image_bytes, aligned), the image
+// written there with its relocations resolved for that address (every byte counts as written: .bss is zero, as the
+// loader leaves it), and the code object's PC-relative addresses rebased onto it. Returns the allocation (free it
+// when the code object goes), 0 when the object has no loadable segment. Throws sim_error when memory runs out or a
+// relocation is not resolved.
+uint64_t place_image(device_memory& memory, code_object& co);
+
 }  // namespace tp::amdgpu_sim

@@ -60,7 +60,10 @@ void* simulator::register_fatbin(const void* wrapper) {
 void simulator::unregister_fatbin(void* handle) {
   for (auto it = functions_.begin(); it != functions_.end();)
     it = it->second.bin == handle ? functions_.erase(it) : std::next(it);
-  std::erase_if(fatbins_, [&](const auto& f) { return f.get() == handle; });
+  std::erase_if(fatbins_, [&](const auto& f) {
+    if (f.get() == handle && f->image) memory_.free(f->image);
+    return f.get() == handle;
+  });
 }
 
 void simulator::register_function(void* handle, const void* host_stub, const char* device_name) {
@@ -84,6 +87,7 @@ void simulator::load(fatbin& f) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     f.loaded = load_code_object(f.code);
+    f.image = place_image(memory_, *f.loaded);
     if (!executed_dir_.empty()) f.executed = std::make_unique<machine::executed_mnemonics>(*f.loaded);
     if (!record_dir_.empty()) f.recorder = std::make_unique<launch_recorder>(memory_, f.code, *f.loaded, record_dir_);
   } catch (const std::exception& e) {  // sim_error, or the host out of memory: either is the launch's error

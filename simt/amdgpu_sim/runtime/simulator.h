@@ -98,6 +98,7 @@ class simulator {
     std::span<const uint8_t> code;       // the arch's code object (empty: none)
     std::vector<std::string> ids;        // the bundle's entry IDs, for "no code object" messages
     std::unique_ptr<code_object> loaded; // at the first launch
+    uint64_t image = 0;                  // where its image lies in global memory (place_image), 0: none
     std::string load_error;              // decoding failed: reported at every launch of its kernels
     std::unique_ptr<machine::executed_mnemonics> executed;  // where TILEPROBE_SIM_EXECUTED_DIR asks for it
     std::unique_ptr<launch_recorder> recorder;              // where TILEPROBE_SIM_RECORD_DIR asks for it

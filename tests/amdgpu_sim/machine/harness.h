@@ -43,6 +43,17 @@ class test_memory final : public machine::plugin {
     allocs_[base] = std::move(a);
     return base;
   }
+  // ROCr's loader step (machine.h, code_object::place_image): the code object's image in an allocation of its own,
+  // every byte written. Aligned to 256 bytes, not to image_align(): the kernels address the image only relative to
+  // its base.
+  uint64_t place_image(code_object& co) {
+    std::vector<uint8_t> image(co.image_bytes());
+    const uint64_t at = alloc(image.size());
+    co.place_image(image.data(), at);
+    std::memcpy(reinterpret_cast<void*>(at), image.data(), image.size());
+    allocs_.at(at)->written.assign(image.size(), true);
+    return at;
+  }
   template <class T>
   uint64_t upload(const std::vector<T>& v) {
     const uint64_t at = alloc(v.size() * sizeof(T));

@@ -38,6 +38,23 @@ TP_GLOBAL void f32_ops(tp::gmem<float> in, tp::gmem<float> out, uint32_t n) {
   for (unsigned j = 0; j < k; ++j) out.st(i * k + j, r[j]);
 }
 
+// Globals, reached through the kernel's PC (s_getpc_b64 plus a PC-relative offset), as ROCr's loader places them: a
+// __constant__ table, a __device__ table of pointers into it (each entry an R_AMDGPU_RELATIVE64 relocation the
+// loader resolves for the image's address) and a zero-initialised __device__ counter (.bss) that lane 0 increments:
+// a second launch sees the first's write.
+__constant__ uint32_t global_table[8] = {3, 5, 7, 11, 13, 17, 19, 23};
+__device__ const uint32_t* global_rows[4] = {global_table + 6, global_table + 4, global_table + 2, global_table};
+__device__ uint32_t global_counter;
+TP_GLOBAL void read_globals(tp::gmem<uint32_t> key, tp::gmem<uint32_t> out) {
+  const unsigned l = tp::thread_idx();
+  const uint32_t k = key.ld(l);
+  out.st(l, global_rows[k & 3][(k >> 2) & 1] * 100 + global_table[(k >> 3) & 7]);
+  if (l == 0) {
+    global_counter = global_counter + 1;
+    out.st(32, global_counter);
+  }
+}
+
 // One wave, one matrix instruction: lane l's operand registers are words l*R..l*R+R-1 of each buffer.
 template <class Op>
 TP_DEVICE void one_matrix_op(tp::gmem<uint32_t> a, tp::gmem<uint32_t> b, tp::gmem<uint32_t> c,

@@ -695,6 +695,32 @@ TEST_CASE("A global access outside every allocation is reported, not performed")
   CHECK_THROWS_AS(launch(*co, mem, kernel_named(*co, "int_ops"), {1, 1, 1}, {32, 1, 1}, {small, dout, 32}), sim_error);
 }
 
+TEST_CASE("Globals: the placed image gives __constant__ data, relocated pointer tables and a writable .bss") {
+  auto co = load();
+  REQUIRE(co->image_bytes() > 0);
+  test_memory mem;
+  std::vector<uint32_t> keys(32);
+  for (uint32_t l = 0; l < 32; ++l) keys[l] = (l * 37u) ^ (l >> 1);
+  const uint64_t dkey = mem.upload(keys);
+  const uint64_t dout = mem.alloc(33 * 4);
+  const std::string kernel = kernel_named(*co, "read_globals");
+  // Not placed: the kernel's PC-relative address of its table is no allocation's.
+  CHECK_THROWS_AS(launch(*co, mem, kernel, {1, 1, 1}, {32, 1, 1}, {dkey, dout}), sim_error);
+
+  mem.place_image(*co);
+  const uint32_t table[8] = {3, 5, 7, 11, 13, 17, 19, 23};
+  const uint32_t row_start[4] = {6, 4, 2, 0};
+  for (uint32_t run = 1; run <= 2; ++run) {
+    launch(*co, mem, kernel, {1, 1, 1}, {32, 1, 1}, {dkey, dout});
+    const auto out = mem.download<uint32_t>(dout, 33);
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t k = keys[l];
+      CHECK(out[l] == table[row_start[k & 3] + ((k >> 2) & 1)] * 100 + table[(k >> 3) & 7]);
+    }
+    CHECK(out[32] == run);  // .bss starts at 0; the first launch's increment stays in the image
+  }
+}
+
 TEST_CASE("Bytes that are not an AMDGPU code object are refused at load") {
   const std::vector<uint8_t> junk(100, 0x42);
   CHECK_THROWS_AS(load_code_object(junk), sim_error);
