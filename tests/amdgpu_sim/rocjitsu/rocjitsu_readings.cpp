@@ -156,7 +156,8 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
           if (m == s) return kind::salu_float;
         break;
       case reading::host_transcendentals:
-        if (m == "v_exp_f32" || m == "v_rcp_f32") return kind::transcendental;
+        if (m == "v_exp_f32" || m == "v_rcp_f32" || m == "v_rcp_iflag_f32" || m == "v_s_exp_f32" || m == "v_s_rcp_f32")
+          return kind::transcendental;
         break;
       case reading::fma_f64_nan_order:
         if (m == "v_fma_f64") return kind::fma_f64;
@@ -221,7 +222,17 @@ void plugin::after_instruction(wave& w, const op& o) {
     return;
   }
   if (k == kind::transcendental) {
-    const bool exp = base_mnemonic(w, o) == "v_exp_f32";
+    const std::string_view m = base_mnemonic(w, o);
+    const bool exp = m == "v_exp_f32" || m == "v_s_exp_f32";
+    if (starts_with(m, "v_s_")) {
+      // gfx12's scalar-destination forms (execute_v_s_exp_f32_vop3 / execute_v_s_rcp_f32_vop3): the same functions of
+      // the scalar source, written to the SGPR when any lane is on.
+      if (w.exec() != 0 && o.dst[0].reg != sreg::null) {
+        const float x = std::bit_cast<float>(src_[0]);
+        w.s[o.dst[0].reg] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
+      }
+      return;
+    }
     uint32_t* d = vdst(w, o.dst[0]);
     for (unsigned l = 0; l < wave_lanes; ++l)
       if (w.lane_on(l)) {

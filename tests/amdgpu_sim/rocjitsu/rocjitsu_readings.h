@@ -22,8 +22,8 @@ namespace tp::amdgpu_sim::rocjitsu_readings {
 enum class reading : uint8_t {
   // s_ceil/s_floor/s_trunc/s_rndne _f32/_f16 (gfx12 SALU float) write SCC = (result != 0).
   salu_float_scc,
-  // v_exp_f32 / v_rcp_f32: the host's exp2f / 1.0f / x, denormal inputs and results flushed to zero, a NaN input
-  // returned as it is.
+  // v_exp_f32 / v_rcp_f32 / v_rcp_iflag_f32 and gfx12's scalar-destination v_s_exp_f32 / v_s_rcp_f32: the host's
+  // exp2f / 1.0f / x, denormal inputs and results flushed to zero, a NaN input returned as it is.
   host_transcendentals,
   // f32-accumulating WMMA and SWMMAC: D = C + a_0 b_0 + a_1 b_1 + ... in ascending K order (SWMMAC: ascending stored
   // value), rounded to binary32 after every step (the products of these formats are exact in binary32); gfx11 reads a
