@@ -250,3 +250,33 @@ TEST_CASE("Fast minifloat decoders equal the generic decoder bit for bit on ever
     REQUIRE(same(d::minifloat_value_fast<5, 2, true>(b), d::minifloat_value(b, 5, 2, true)));
   }
 }
+
+// gfx11 WMMA holds each A row and B column twice (lanes i and i + 16); the ISA defines D only for equal copies, so the
+// bits regime draws one value per element and copies it. Layouts with one place per element keep every bit random:
+// the gfx12 WMMA's A of row 0 in lanes 0 and 16 holds different K halves, which must not be made equal.
+TEST_CASE("Random-bit operands give every replicated gfx11 A/B element equal copies and leave other layouts as drawn",
+          "[isa][soft]") {
+  for (const instr in : {instr::gfx11_wmma_f32_16x16x16_f16, instr::gfx11_wmma_i32_16x16x16_iu8}) {
+    const auto& f = isa::info(in);
+    INFO(f.name);
+    const auto o = diff::make_operands(in, 0x9f11, diff::regime::random_bits);
+    std::size_t replicated = 0;
+    for (unsigned i = 0; i < f.m; ++i)
+      for (unsigned k = 0; k < f.k; ++k) {
+        const auto at = isa::a_locs(in, i, k);
+        for (const auto& c : at) CHECK(o.a.get(c) == o.a.get(at[0]));
+        replicated += at.size() > 1;
+      }
+    for (unsigned k = 0; k < f.k; ++k)
+      for (unsigned j = 0; j < f.n; ++j) {
+        const auto at = isa::b_locs(in, k, j);
+        for (const auto& c : at) CHECK(o.b.get(c) == o.b.get(at[0]));
+        replicated += at.size() > 1;
+      }
+    CHECK(replicated == f.m * f.k + f.k * f.n);  // every element of gfx11 A and B has two places
+  }
+  const auto g12 = diff::make_operands(instr::wmma_f32_16x16x16_f16, 0x9f11, diff::regime::random_bits);
+  std::size_t lanes_equal = 0;
+  for (unsigned l = 0; l < 16; ++l) lanes_equal += g12.a.word(l, 0) == g12.a.word(l + 16, 0);
+  CHECK(lanes_equal < 16);
+}

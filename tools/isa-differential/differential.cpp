@@ -99,7 +99,21 @@ operands make_operands(isa::instr in, std::uint64_t seed, regime r) {
   operands o{isa::make_a_regs(in), isa::make_b_regs(in), isa::make_d_regs(in), isa::make_index_regs(in)};
   for (auto* regs : {&o.a, &o.b, &o.c, &o.index})
     for (auto& w : regs->words()) w = std::uint32_t(rng());
-  if (r == regime::random_bits) return o;
+  if (r == regime::random_bits) {
+    // Where the layout holds an element at more than one register place (gfx11 WMMA's A rows and B columns, in lanes
+    // i and i + 16), the ISA defines the result only for equal copies: the copies get the first place's bits, so
+    // executors that read different copies (reference/isa reads the first; AMD's rocJITsu the copy in the D lane's
+    // half) must agree. Every other bit stays random; a layout with one place per element is left as drawn.
+    auto replicate = [](isa::wave_regs& regs, const std::vector<isa::reg_loc>& at) {
+      for (std::size_t c = 1; c < at.size(); ++c) regs.set(at[c], regs.get(at[0]));
+    };
+    if (!f.sparse)
+      for (unsigned i = 0; i < f.m; ++i)
+        for (unsigned k = 0; k < f.k; ++k) replicate(o.a, isa::a_locs(in, i, k));
+    for (unsigned k = 0; k < f.k; ++k)
+      for (unsigned j = 0; j < f.n; ++j) replicate(o.b, isa::b_locs(in, k, j));
+    return o;
+  }
   // Every logical element gets a finite code at every register place that holds it; the index stays random, so
   // field collisions are still drawn.
   auto fill = [&](isa::wave_regs& regs, isa::elem e, auto locs_of, unsigned rows, unsigned cols) {

@@ -4,7 +4,8 @@
 // from a device config, write memory, submit an AQL dispatch packet, run, read back.
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
-//                      --executor "rocjitsu <commit> <config>" [--race] [--max-ticks N]
+//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE [--trace-workgroup N]]
+//                      [--max-ticks N]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
 // recorded one, whose hidden arguments are checked here against the code object's metadata (runtime/kernarg.h fills
@@ -14,6 +15,11 @@
 // Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg runs unrelocated.
 //
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
+// --trace FILE writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N, linear id), one line per
+// executed instruction: its address in the code object and every VGPR that changed since the wave's previous
+// instruction, all 32 lanes ("0x1a4 v3=0x0,0x1,..."; a load's data, which lands between instructions here, shows on
+// the next line). tp-sim-replay --trace writes the same lines for this simulator: comparing per VGPR the values each
+// side wrote finds the first instruction the two executors disagree on (README.md).
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
 // load the code object or did not finish the dispatch.
 #include <algorithm>
@@ -47,6 +53,7 @@
 #include "simdojo/sim/topology.h"
 
 #include "simt/amdgpu_sim/machine.h"
+#include "simt/amdgpu_sim/machine/wave.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
 #include "simt/amdgpu_sim/runtime/launch_record.h"
 
@@ -129,8 +136,62 @@ std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t im
   return out;
 }
 
+// --trace: wave 0 of one workgroup (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
+class wave_trace final : public rocjitsu::ExecutionPlugin {
+ public:
+  wave_trace(std::ostream& out, uint64_t image_base, uint32_t workgroup)
+      : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base), workgroup_(workgroup) {}
+  void onAmdgpuWavefrontDispatched(rocjitsu::amdgpu::Wavefront& wf) override {
+    if (!traced_ && !done_ && wf.wg_id() == workgroup_) traced_ = &wf;
+  }
+  void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf == traced_) traced_ = nullptr, done_ = true;
+  }
+  // The instruction's own address is the one the before-hook gets (after a taken branch the after-hook's is not).
+  // A load's data lands between instructions here (rocJITsu models memory latency): each line compares with the
+  // state after the wave's previous instruction, so such a write shows on the next instruction of the wave.
+  void onAmdgpuBeforeExecuteInstruction(uint64_t pc, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf != traced_) return;
+    if (before_.empty()) snapshot(wf, before_);
+    pc_ = pc;
+  }
+  void onAmdgpuAfterExecuteInstruction(uint64_t, const rocjitsu::Instruction&, rocjitsu::amdgpu::Wavefront& wf) override {
+    if (&wf != traced_) return;
+    snapshot(wf, after_);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(pc_ - base_));
+    out_ << buf;
+    for (std::size_t r = 0; r * 32 < after_.size(); ++r) {
+      if (std::equal(after_.begin() + r * 32, after_.begin() + r * 32 + 32, before_.begin() + r * 32)) continue;
+      out_ << " v" << r << '=';
+      for (unsigned l = 0; l < 32; ++l) {
+        std::snprintf(buf, sizeof buf, l ? ",0x%x" : "0x%x", after_[r * 32 + l]);
+        out_ << buf;
+      }
+    }
+    out_ << '\n';
+    before_.swap(after_);
+  }
+
+ private:
+  static void snapshot(rocjitsu::amdgpu::Wavefront& wf, std::vector<uint32_t>& into) {
+    const auto& alloc = wf.vgpr_alloc();
+    into.resize(std::size_t(alloc.count) * 32);
+    for (uint32_t r = 0; r < alloc.count; ++r)
+      for (uint32_t l = 0; l < 32; ++l) into[r * 32 + l] = wf.cu().read_vgpr(alloc.base + r, l);
+  }
+  std::ostream& out_;
+  uint64_t base_;
+  uint32_t workgroup_;
+  uint64_t pc_ = 0;
+  rocjitsu::amdgpu::Wavefront* traced_ = nullptr;
+  bool done_ = false;
+  std::vector<uint32_t> before_, after_;
+};
+
 int run(int argc, char** argv) {
-  std::string config_path, code_path, launch_path, out_path, executor;
+  std::string config_path, code_path, launch_path, out_path, executor, trace_path;
+  uint32_t trace_workgroup = 0;
   bool race = false;
   uint64_t max_ticks = default_max_ticks;
   for (int i = 1; i < argc; ++i) {
@@ -145,6 +206,8 @@ int run(int argc, char** argv) {
     else if (a == "--out") out_path = value();
     else if (a == "--executor") executor = value();
     else if (a == "--race") race = true;
+    else if (a == "--trace") trace_path = value();
+    else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--max-ticks") {
       const std::string v = value();
       char* end = nullptr;
@@ -153,9 +216,10 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
-                   "                          --executor TEXT [--race] [--max-ticks N]\n"
+                   "                          --executor TEXT [--race] [--trace FILE [--trace-workgroup N]] [--max-ticks N]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
-                   "  detector and prints its summary; --max-ticks caps the engine's simulated time (default " +
+                   "  detector and prints its summary; --trace writes wave 0 of workgroup 0 (or N)'s changed VGPRs per\n"
+                   "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --max-ticks caps the engine's simulated time (default " +
                    std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
       return 0;
     } else throw usage_error("unknown option " + a);
@@ -194,6 +258,13 @@ int run(int argc, char** argv) {
 
   auto loaded = rocjitsu::config::load_config(config_path, rocjitsu::kEmbeddedSchema);
   auto* soc = loaded.soc();
+  // The flat apertures. rocJITsu's SoC starts with every aperture at 0 and only its simulated KFD programs them
+  // (kmd/linux/simulated_kfd.cpp), so on this bare path src_private_base / src_shared_base read 0 and a kernel's flat
+  // access to its own stack (a local array the compiler keeps in scratch) went to global memory at the bare offset,
+  // one location for every lane: the ck kernels' out-of-bounds counters came out wrong (tests/amdgpu_sim/rocjitsu/
+  // README.md). Programmed as the KFD programs them, which are also this simulator's apertures (machine/wave.h).
+  soc->set_apertures(uint64_t(machine::shared_aperture_hi) << 32, (uint64_t(machine::shared_aperture_hi) << 32) | 0xffffffffull,
+                     uint64_t(machine::private_aperture_hi) << 32, (uint64_t(machine::private_aperture_hi) << 32) | 0xffffffffull);
   auto* memory = loaded.memory();
   // The configs cap a run at max_ticks (100000 in gfx1201_r9700.json), which a long kernel passes with the dispatch
   // unfinished. Uncapped (0) is no answer either: at this commit the engine then never returns, the command processor
@@ -208,11 +279,19 @@ int run(int argc, char** argv) {
 
   std::shared_ptr<rocjitsu::ExecutionPluginGroup> plugins;
   rocjitsu::plugins::race_detector::RaceDetectorPlugin* detector = nullptr;
-  if (race) {
+  std::ofstream trace_file;
+  if (race || !trace_path.empty()) {
     plugins = std::make_shared<rocjitsu::ExecutionPluginGroup>();
-    auto p = std::make_unique<rocjitsu::plugins::race_detector::RaceDetectorPlugin>();
-    detector = p.get();
-    plugins->add(std::move(p));
+    if (race) {
+      auto p = std::make_unique<rocjitsu::plugins::race_detector::RaceDetectorPlugin>();
+      detector = p.get();
+      plugins->add(std::move(p));
+    }
+    if (!trace_path.empty()) {
+      trace_file.open(trace_path);
+      if (!trace_file) throw usage_error("cannot write " + trace_path);
+      plugins->add(std::make_unique<wave_trace>(trace_file, code_base, trace_workgroup));
+    }
     soc->set_plugin_group(plugins);
     plugins->onInit();
   }
@@ -268,10 +347,8 @@ int run(int argc, char** argv) {
     r.buffers.push_back(record::summarize(b));
   }
   record::write_file(out_path, record::encode(r));
-  if (detector) {
-    std::cout << detector->getSummary() << '\n';
-    plugins->onShutdown();
-  }
+  if (detector) std::cout << detector->getSummary() << '\n';
+  if (plugins) plugins->onShutdown();
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
-//   tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...
+//   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N]]] [--races] [--dump DIR]
+//                 [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
 // investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
@@ -9,8 +10,18 @@
 //
 // --dump writes this simulator's final buffers of each replayed launch as DIR/<id>.<buffer>.bin, to look at a
 // disagreement element by element (rocJITsu's are in the .tpresult where stored).
+// --trace FILE (with --only) writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N), one line per
+// executed instruction: its address in the code object and every VGPR it changed, all 32 lanes;
+// tp-rocjitsu-runner --trace writes the same lines under rocJITsu (tools/rocjitsu-runner/README.md says how to
+// compare them).
 // --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
 // side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
+//
+// --finding F --as-rocjitsu READINGS is the proof of a disagreement class: it replays only the launches --known lists
+// with finding F, with rocJITsu's own reading of the named instructions swapped in (rocjitsu_readings.h: a plugin
+// overwrites each such instruction's result with rocJITsu's definition of it), and requires every one of them to give
+// rocJITsu's bytes, each with at least one instruction replaced. Then the class is that difference and nothing else.
+// Exit 0 every launch of the class reproduced, 1 some did not.
 //
 // The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles, each kernel found by its code object
 // key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
@@ -42,7 +53,9 @@
 #include "simt/amdgpu_sim/runtime/global_checks.h"
 #include "simt/amdgpu_sim/runtime/kernarg.h"
 #include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
+#include "simt/amdgpu_sim/machine/wave.h"
 #include "simt/amdgpu_sim/runtime/launch_record.h"
+#include "tests/amdgpu_sim/rocjitsu/rocjitsu_readings.h"
 
 namespace {
 
@@ -78,6 +91,37 @@ struct code_store {
   }
 };
 
+// --trace: wave 0 of workgroup 0, each instruction's address and the VGPRs it changed (tp-rocjitsu-runner's format).
+class wave_trace final : public machine::plugin {
+ public:
+  wave_trace(std::ostream& out, uint32_t workgroup) : out_(out), workgroup_(workgroup) {}
+  bool observes_instructions() const override { return true; }
+  void before_instruction(machine::wave& w, const machine::op&) override {
+    if (traced(w)) std::memcpy(before_, w.v, sizeof before_);
+  }
+  void after_instruction(machine::wave& w, const machine::op& o) override {
+    if (!traced(w)) return;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(w.prog->text_address + o.pc));
+    out_ << buf;
+    for (unsigned r = 0; r < 256; ++r) {
+      if (std::memcmp(before_[r], w.v[r], sizeof before_[r]) == 0) continue;
+      out_ << " v" << r << '=';
+      for (unsigned l = 0; l < 32; ++l) {
+        std::snprintf(buf, sizeof buf, l ? ",0x%x" : "0x%x", w.v[r][l]);
+        out_ << buf;
+      }
+    }
+    out_ << '\n';
+  }
+
+ private:
+  bool traced(const machine::wave& w) const { return w.id == 0 && w.wg && w.wg->linear_id == workgroup_; }
+  std::ostream& out_;
+  uint32_t workgroup_;
+  uint32_t before_[machine::vgpr_file_rows][machine::wave_lanes];
+};
+
 std::string hex_byte(uint8_t v) {
   char b[8];
   std::snprintf(b, sizeof b, "0x%02x", v);
@@ -86,7 +130,8 @@ std::string hex_byte(uint8_t v) {
 
 // Runs one launch on this simulator; returns the final bytes of each buffer. `races`, when given, receives the LDS
 // hazards of the launch.
-std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l, lds_hazard_report* races) {
+std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l, lds_hazard_report* races,
+                                           machine::plugin* reading, machine::plugin* trace) {
   const kernel_info* k = co.find(l.kernel);
   if (!k) throw sim_error("the code object has no kernel " + l.kernel);
   device_memory mem;
@@ -118,6 +163,8 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
   d.plugins.push_back(&checks);
   std::optional<machine::lds_race_detector> detector;
   if (races) d.plugins.push_back(&detector.emplace(co, *races));
+  if (reading) d.plugins.push_back(reading);
+  if (trace) d.plugins.push_back(trace);
   co.run(d);
   std::vector<std::vector<uint8_t>> out;
   for (std::size_t i = 0; i < l.buffers.size(); ++i) {
@@ -151,7 +198,9 @@ std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record:
 }
 
 int run(int argc, char** argv) {
-  std::string corpus, only, dump, known_path;
+  std::string corpus, only, dump, known_path, finding, trace_path;
+  uint32_t trace_workgroup = 0;
+  std::vector<rocjitsu_readings::reading> readings;
   bool races = false;
   std::vector<std::string> objects;
   for (int i = 1; i < argc; ++i) {
@@ -165,18 +214,44 @@ int run(int argc, char** argv) {
     else if (a == "--races") races = true;
     else if (a == "--known") known_path = value();
     else if (a == "--dump") dump = value();
+    else if (a == "--finding") finding = value();
+    else if (a == "--trace") trace_path = value();
+    else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
+    else if (a == "--as-rocjitsu") {
+      const std::string list = value();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string one = list.substr(at, comma - at);
+        const auto r = rocjitsu_readings::parse(one);
+        if (!r) {
+          std::string known_names;
+          for (auto n : rocjitsu_readings::all_names()) known_names += (known_names.empty() ? "" : ", ") + std::string(n);
+          throw usage_error("--as-rocjitsu: no reading '" + one + "' (" + known_names + ")");
+        }
+        readings.push_back(*r);
+        at = comma + 1;
+      }
+    }
     else if (a == "-h" || a == "--help") {
-      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] HIP_OBJECT...\n"
+      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR]\n"
+                   "                     [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
-                   "  replays the launch ID alone; --races prints the LDS hazards the machine's\n"
+                   "  replays the launch ID alone (--trace FILE [--trace-workgroup N]: wave 0 of workgroup 0 or N's changed VGPRs per instruction,\n"
+                   "  as tp-rocjitsu-runner --trace writes them); --races prints the LDS hazards the machine's\n"
                    "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
-                   "  DIR/<id>.<buffer>.bin. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
+                   "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
+                   "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
+                   "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout) and requires\n"
+                   "  each to give rocJITsu's bytes. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
     else objects.push_back(a);
   }
   if (corpus.empty()) throw usage_error("--corpus DIR is required");
+  if (!trace_path.empty() && only.empty()) throw usage_error("--trace needs --only ID (one launch)");
+  if (finding.empty() != readings.empty()) throw usage_error("--finding and --as-rocjitsu go together");
+  if (!finding.empty() && known_path.empty()) throw usage_error("--finding needs --known FILE (the launches of the class)");
   if (!fs::is_directory(corpus)) throw usage_error("corpus " + corpus + " is not a folder");
   std::vector<fs::path> launches;
   for (const auto& e : fs::recursive_directory_iterator(corpus))
@@ -198,9 +273,17 @@ int run(int argc, char** argv) {
       known[line.substr(0, space)] = line.substr(space + 1);
     }
   }
+  // --finding: the launches of that class only (a listed finding's first word is its class).
+  if (!finding.empty()) {
+    std::erase_if(launches, [&](const fs::path& p) {
+      const auto it = known.find(p.stem().string());
+      return it == known.end() || it->second.substr(0, it->second.find(' ')) != finding;
+    });
+    if (launches.empty()) throw usage_error(known_path + " lists no launch with finding " + finding);
+  }
   code_store store;
   store.add_objects(objects);
-  unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0;
+  unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0, explained = 0, unexplained = 0;
   std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
@@ -225,8 +308,17 @@ int run(int argc, char** argv) {
     }
     std::string diff;
     lds_hazard_report found;
+    std::optional<rocjitsu_readings::plugin> reading;
+    if (!readings.empty()) reading.emplace(readings);
     try {
-      const auto ours = run_here(*co, l, races ? &found : nullptr);
+      std::ofstream trace_file;
+      std::optional<wave_trace> trace;
+      if (!trace_path.empty()) {
+        trace_file.open(trace_path);
+        if (!trace_file) throw usage_error("cannot write " + trace_path);
+        trace.emplace(trace_file, trace_workgroup);
+      }
+      const auto ours = run_here(*co, l, races ? &found : nullptr, reading ? &*reading : nullptr, trace ? &*trace : nullptr);
       if (!dump.empty()) {
         fs::create_directories(dump);
         for (std::size_t i = 0; i < ours.size(); ++i)
@@ -242,6 +334,24 @@ int run(int argc, char** argv) {
       for (const auto& h : found.first) std::cout << "  " << describe(h) << '\n';
     }
     const auto listed = known.find(id);
+    if (reading) {
+      std::string counts;
+      uint64_t replaced = 0;
+      for (std::size_t r = 0; r < readings.size(); ++r) {
+        counts += (r ? ", " : "") + std::string(rocjitsu_readings::name(readings[r])) + " " +
+                  std::to_string(reading->replaced()[r]);
+        replaced += reading->replaced()[r];
+      }
+      if (diff.empty() && replaced > 0) {
+        ++explained;
+        std::cout << "EXPLAINED " << id << " " << what << " (instructions replaced: " << counts << ")\n";
+      } else {
+        ++unexplained;
+        std::cout << "FAIL " << id << " " << what << ": under rocJITsu's reading (" << counts << "): "
+                  << (diff.empty() ? "agrees, but no instruction was replaced" : diff) << '\n';
+      }
+      continue;
+    }
     if (diff.empty() && listed == known.end()) {
       ++agree;
       if (!only.empty()) std::cout << "PASS " << id << " " << what << '\n';
@@ -256,6 +366,12 @@ int run(int argc, char** argv) {
       ++disagree;
       std::cout << "FAIL " << id << " " << what << ": " << diff << '\n';
     }
+  }
+ if (!readings.empty()) {
+    std::cout << explained << " of " << launches.size() << " launches of " << finding
+              << " give rocJITsu's bytes under its reading; " << unexplained << " do not, " << unreplayable
+              << " cannot be replayed\n";
+    return unexplained || unreplayable ? 1 : 0;
   }
   std::cout << agree << " launches agree with " << (executor.empty() ? "rocJITsu" : executor) << ", " << as_known
             << " disagree as listed in " << (known_path.empty() ? "no list" : known_path) << ", " << disagree

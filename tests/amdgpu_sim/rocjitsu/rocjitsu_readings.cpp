@@ -1,0 +1,328 @@
+// rocJITsu's readings of single instructions (rocjitsu_readings.h). Each is rocJITsu's behaviour at a3c6becc8b
+// (https://github.com/ROCm/rocm-systems/tree/a3c6becc8b/emulation/rocjitsu, carried by the fork NautRobot/Eze-P),
+// written here from what its source does; the files are cited per reading.
+#include "tests/amdgpu_sim/rocjitsu/rocjitsu_readings.h"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "reference/isa/isa.h"
+#include "simt/amdgpu_sim/machine/wave.h"
+
+namespace tp::amdgpu_sim::rocjitsu_readings {
+namespace {
+
+using namespace machine;
+namespace isa = tp::ref::isa;
+
+constexpr std::array<std::pair<reading, std::string_view>, 5> names = {{
+    {reading::salu_float_scc, "salu-float-scc"},
+    {reading::host_transcendentals, "host-transcendentals"},
+    {reading::mma_f32_sequential, "mma-f32-sequential"},
+    {reading::fma_f64_nan_order, "fma-f64-nan-order"},
+    {reading::iu4_swmmac_layout, "iu4-swmmac-layout"},
+}};
+
+// The mnemonic without its encoding suffix (the printer's "v_exp_f32_e32").
+std::string_view base_mnemonic(const wave& w, const op& o) {
+  std::string_view m = w.prog->mnemonics[o.mnemonic];
+  for (std::string_view suffix : {"_e32", "_e64"})
+    if (m.size() > suffix.size() && m.substr(m.size() - suffix.size()) == suffix) return m.substr(0, m.size() - suffix.size());
+  return m;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// rocJITsu's flush of a binary32 denormal to a zero of its sign (transcendental.h: flush_denorm_f32).
+float flush(float x) {
+  const uint32_t b = std::bit_cast<uint32_t>(x);
+  return (b & 0x7f800000u) == 0 && (b & 0x007fffffu) != 0 ? std::copysign(0.0f, x) : x;
+}
+
+// isa/arch/amdgpu/shared/transcendental.h (exp_f32, rcp_f32) and its SIMD twins in lib/util/include/util/simd.h
+// (exp_f32_simd, rcp_f32_simd), which the VOP1 handlers of execute_shared.h run: the host's exp2f and division.
+float rocjitsu_exp(float x) {
+  if (std::isnan(x)) return x;
+  x = flush(x);
+  if (x == -std::numeric_limits<float>::infinity()) return 0.0f;
+  if (x == std::numeric_limits<float>::infinity()) return x;
+  return flush(std::exp2(x));
+}
+float rocjitsu_rcp(float x) {
+  if (std::isnan(x)) return x;
+  x = flush(x);
+  if (x == 0.0f) return std::copysign(std::numeric_limits<float>::infinity(), x);
+  if (std::isinf(x)) return std::copysign(0.0f, x);
+  return flush(1.0f / x);
+}
+
+// Where rocJITsu reads element e (of `elems`, each `bits` wide) of row or column x of a WMMA/SWMMAC operand that it
+// places generically (isa/arch/amdgpu/shared/mma_exec.h: wmma_input_loc, used for the gfx12 dense forms and for the
+// 4-bit SWMMAC operands): with 32 or more elements, blocks of elems/4 alternate between lanes x and x + 16; fewer,
+// the first half in lane x, the second in lane x + 16.
+isa::reg_loc rocjitsu_input_loc(unsigned x, unsigned elems, unsigned e, unsigned bits) {
+  unsigned lane, local;
+  if (elems >= 32) {
+    const unsigned block = elems / 4;
+    lane = x + 16 * ((e / block) % 2);
+    local = (e / (2 * block)) * block + e % block;
+  } else {
+    lane = x + 16 * (e / (elems / 2));
+    local = e % (elems / 2);
+  }
+  const unsigned bit = local * bits;
+  return {lane, bit / 32, bit % 32, bit % 32 + bits - 1};
+}
+
+isa::wave_regs to_regs(const std::vector<uint32_t>& rows, unsigned vgprs) {
+  isa::wave_regs r(wave_lanes, vgprs);
+  for (unsigned v = 0; v < vgprs; ++v)
+    for (unsigned l = 0; l < wave_lanes; ++l) r.word(l, v) = rows[v * wave_lanes + l];
+  return r;
+}
+
+void copy_rows(const wave& w, uint16_t reg, unsigned vgprs, std::vector<uint32_t>& out) {
+  out.resize(std::size_t(vgprs) * wave_lanes);
+  for (unsigned v = 0; v < vgprs; ++v)
+    for (unsigned l = 0; l < wave_lanes; ++l) out[v * wave_lanes + l] = w.v[reg + v][l];
+}
+
+// An element as rocJITsu's extract_* give it to the accumulation (lib/util/include/util/data_types.h: f16_to_f32,
+// bf16_to_f32, fp8_e4m3_ocp_to_f32, bf8_e5m2_ocp_to_f32): every number its exact value; a binary16 NaN keeps its
+// payload, shifted, unquieted; a bf16 NaN is its bits << 16; an fp8/bf8 NaN is the quiet NaN 0x7fc00000 with its sign.
+float value(isa::elem e, uint32_t code) {
+  switch (e) {
+    case isa::elem::f16:
+      if ((code & 0x7c00u) == 0x7c00u && (code & 0x3ffu))
+        return std::bit_cast<float>(((code & 0x8000u) << 16) | 0x7f800000u | ((code & 0x3ffu) << 13));
+      break;
+    case isa::elem::bf16: return std::bit_cast<float>((code & 0xffffu) << 16);
+    case isa::elem::fp8:
+    case isa::elem::bf8:
+      if (std::isnan(isa::element_value(e, code))) return std::bit_cast<float>(((code & 0x80u) << 24) | 0x7fc00000u);
+      break;
+    default: break;
+  }
+  return float(isa::element_value(e, code));
+}
+
+// One step acc + x*y of rocJITsu's accumulation as its x86-64 build executes it: the products of these formats are
+// exact in binary32, so the value is one rounding of acc + x*y; a NaN operand comes out quieted, and which one is the
+// host's choice: SSE's multiply and add return their first source operand's NaN, and the compiled code multiplies
+// y*x and then adds the accumulator on gfx12's SIMD path (mma_exec.h: wmma_simd_matmul, c = fma(a, b, c) on a
+// target without FMA), but adds acc + (x*y) on gfx11's scalar path (exec_gfx11_wmma_f32_mixed: acc += a * b). An
+// invalid operation (inf * 0, inf - inf) gives x86's default NaN 0xffc00000. (The NaN order was read from the
+// corpus: of the six orders, this pair alone reproduces every NaN of the classes it explains.)
+float step(float acc, float x, float y, bool gfx11) {
+  const auto quiet = [](float v) { return std::bit_cast<float>(std::bit_cast<uint32_t>(v) | 0x00400000u); };
+  const float first[3] = {gfx11 ? acc : y, x, gfx11 ? y : acc};
+  for (const float v : first)
+    if (std::isnan(v)) return quiet(v);
+  const float r = std::fma(x, y, acc);
+  return std::isnan(r) ? std::bit_cast<float>(0xffc00000u) : r;
+}
+
+}  // namespace
+
+std::optional<reading> parse(std::string_view n) {
+  for (const auto& [r, s] : names)
+    if (s == n) return r;
+  return std::nullopt;
+}
+std::string_view name(reading r) {
+  for (const auto& [x, s] : names)
+    if (x == r) return s;
+  return "?";
+}
+std::vector<std::string_view> all_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [r, s] : names) out.push_back(s);
+  return out;
+}
+
+plugin::plugin(std::vector<reading> readings) : readings_(std::move(readings)), replaced_(readings_.size(), 0) {}
+
+plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const {
+  const std::string_view m = base_mnemonic(w, o);
+  for (unsigned r = 0; r < readings_.size(); ++r) {
+    which = r;
+    switch (readings_[r]) {
+      case reading::salu_float_scc:
+        for (std::string_view s : {"s_ceil_f32", "s_floor_f32", "s_trunc_f32", "s_rndne_f32", "s_ceil_f16",
+                                   "s_floor_f16", "s_trunc_f16", "s_rndne_f16"})
+          if (m == s) return kind::salu_float;
+        break;
+      case reading::host_transcendentals:
+        if (m == "v_exp_f32" || m == "v_rcp_f32" || m == "v_rcp_iflag_f32" || m == "v_s_exp_f32" || m == "v_s_rcp_f32")
+          return kind::transcendental;
+        break;
+      case reading::fma_f64_nan_order:
+        if (m == "v_fma_f64") return kind::fma_f64;
+        break;
+      case reading::mma_f32_sequential:
+        if ((starts_with(m, "v_wmma_") || starts_with(m, "v_swmmac_")) &&
+            isa::info(isa::instr(o.matrix)).d == isa::elem::f32)
+          return kind::matrix;
+        break;
+      case reading::iu4_swmmac_layout:
+        if ((starts_with(m, "v_wmma_") || starts_with(m, "v_swmmac_")) &&
+            (isa::instr(o.matrix) == isa::instr::swmmac_i32_16x16x32_iu4 ||
+             isa::instr(o.matrix) == isa::instr::swmmac_i32_16x16x64_iu4))
+          return kind::matrix;
+        break;
+    }
+  }
+  return kind::none;
+}
+
+void plugin::before_instruction(wave& w, const op& o) {
+  pending_ = classify(w, o, pending_reading_);
+  if (pending_ == kind::transcendental) {
+    if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on a transcendental is not modelled");
+    src_.resize(wave_lanes);
+    const lane_ref s = read(w, o.src[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l) src_[l] = mod32(s[l], o.src[0].mods);
+  } else if (pending_ == kind::fma_f64) {
+    if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on v_fma_f64 is not modelled");
+    src64_.resize(3 * wave_lanes);
+    for (unsigned s = 0; s < 3; ++s)
+      for (unsigned l = 0; l < wave_lanes; ++l) src64_[3 * l + s] = mod64(read64(w, o.src[s], l), o.src[s].mods);
+  } else if (pending_ == kind::matrix) {
+    const auto in = isa::instr(o.matrix);
+    const auto& f = isa::info(in);
+    copy_rows(w, o.src[0].reg, f.a_vgprs, a_);
+    copy_rows(w, o.src[1].reg, f.b_vgprs, b_);
+    if (!f.sparse && o.src[2].kind == opnd::konst) {
+      if (o.src[2].k != 0) fail(w, o, "rocjitsu reading: an inline-constant C other than 0");
+      c_.assign(std::size_t(f.d_vgprs) * wave_lanes, 0u);
+    } else {
+      copy_rows(w, f.sparse ? o.dst[0].reg : o.src[2].reg, f.d_vgprs, c_);
+    }
+    if (f.sparse) copy_rows(w, o.src[2].reg, 1, index_);
+    else index_.assign(wave_lanes, 0u);
+  }
+}
+
+void plugin::after_instruction(wave& w, const op& o) {
+  const kind k = pending_;
+  pending_ = kind::none;
+  if (k == kind::none) return;
+  ++replaced_[pending_reading_];
+  if (k == kind::salu_float) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{ceil,floor,trunc,rndne}_{f32,f16}_sop1 end with
+    // wf.write_scc(result != 0), the result compared as a float (so -0 gives 0 and a NaN 1).
+    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const std::string_view m = base_mnemonic(w, o);
+    const uint32_t bits = w.s[reg];
+    const bool f16 = m.substr(m.size() - 3) == "f16";
+    w.set_scc(((f16 ? bits & 0x7fffu : bits & 0x7fffffffu)) != 0);
+    return;
+  }
+  if (k == kind::transcendental) {
+    const std::string_view m = base_mnemonic(w, o);
+    const bool exp = m == "v_exp_f32" || m == "v_s_exp_f32";
+    if (starts_with(m, "v_s_")) {
+      // gfx12's scalar-destination forms (execute_v_s_exp_f32_vop3 / execute_v_s_rcp_f32_vop3): the same functions of
+      // the scalar source, written to the SGPR when any lane is on.
+      if (w.exec() != 0 && o.dst[0].reg != sreg::null) {
+        const float x = std::bit_cast<float>(src_[0]);
+        w.s[o.dst[0].reg] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
+      }
+      return;
+    }
+    uint32_t* d = vdst(w, o.dst[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l)
+      if (w.lane_on(l)) {
+        const float x = std::bit_cast<float>(src_[l]);
+        d[l] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
+      }
+    return;
+  }
+  if (k == kind::fma_f64) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_v_fma_f64_vop3 runs util::stdx::fma on native<double>; on
+    // this build (x86-64 without FMA) the library's fallback, whose NaN is S1's, else S0's, else S2's.
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!w.lane_on(l)) continue;
+      for (const unsigned s : {1u, 0u, 2u}) {
+        const uint64_t x = src64_[3 * l + s];
+        if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+          const uint64_t q = x | 0x0008000000000000ull;
+          w.v[o.dst[0].reg][l] = uint32_t(q);
+          w.v[o.dst[0].reg + 1][l] = uint32_t(q >> 32);
+          break;
+        }
+      }
+    }
+    return;
+  }
+  const auto in = isa::instr(o.matrix);
+  const auto& f = isa::info(in);
+  isa::modifiers m;
+  if (isa::is_integer(f.a)) {
+    m.a_signed = o.neg_lo & 1u;
+    m.b_signed = o.neg_lo & 2u;
+    m.clamp = o.clamp;
+  }
+  m.index_key = o.index_key;
+  m.d_half = (o.op_sel >> 2) & 1u;
+  const isa::wave_regs a = to_regs(a_, f.a_vgprs), b = to_regs(b_, f.b_vgprs), c = to_regs(c_, f.d_vgprs),
+                       index = to_regs(index_, 1);
+  isa::wave_regs d;
+  if (readings_[pending_reading_] == reading::iu4_swmmac_layout) {
+    // The operands rocJITsu reads, moved to where AMD's layout tables (reference/isa) hold them; the model then
+    // computes what rocJITsu computes. A: element ck = 2g + s of row i among K/2 stored values; B: element k of
+    // column j among K.
+    isa::wave_regs a2 = a, b2 = b;
+    for (unsigned i = 0; i < f.m; ++i)
+      for (unsigned g = 0; g < f.k / 4; ++g)
+        for (unsigned s = 0; s < 2; ++s)
+          a2.set(isa::a_slot_loc(in, i, g, s), a.get(rocjitsu_input_loc(i, f.k / 2, 2 * g + s, 4)));
+    for (unsigned kk = 0; kk < f.k; ++kk)
+      for (unsigned j = 0; j < f.n; ++j) b2.set(isa::b_locs(in, kk, j)[0], b.get(rocjitsu_input_loc(j, f.k, kk, 4)));
+    d = isa::execute(in, a2, b2, c, index, m);
+  } else {
+    // mma_exec.h: the gfx12 f32 WMMA/SWMMAC forms (exec_wmma_f32_mixed, exec_swmmac_f32_mixed) run their SIMD path
+    // on this build (wmma_simd_matmul: c = fma(a, b, c) over K ascending; a SWMMAC row's stored values in order,
+    // each with the B row its index names); gfx11's (exec_gfx11_wmma_f32_mixed) run acc += a * b over K ascending,
+    // reading A and B from the copy in lanes 16 * (D lane / 16). The products of f16/bf16/fp8/bf8 are exact in
+    // binary32, so both are one rounding per step; fma and multiply-then-add differ only in which NaN they return.
+    const bool gfx11 = f.target == isa::arch::gfx11;
+    isa::code_matrix dm(f.m, f.n);
+    const isa::code_matrix cm = isa::read_d(in, c, m.d_half);
+    const isa::sparse_a sa = f.sparse ? isa::read_sparse_a(in, a, index, m.index_key) : isa::sparse_a{};
+    for (unsigned i = 0; i < f.m; ++i)
+      for (unsigned j = 0; j < f.n; ++j) {
+        float acc = std::bit_cast<float>(cm(i, j));
+        const unsigned copy = gfx11 ? isa::d_loc(in, i, j).lane / 16 : 0;
+        if (f.sparse) {
+          for (unsigned g = 0; g < f.k / 4; ++g)
+            for (unsigned s = 0; s < 2; ++s) {
+              const unsigned kk = 4 * g + (sa.field(i, g, s) & 3u);
+              acc = step(acc, value(f.a, sa.value(i, g, s)), value(f.b, b.get(isa::b_locs(in, kk, j)[0])), gfx11);
+            }
+        } else if (gfx11) {
+          for (unsigned kk = 0; kk < f.k; ++kk) {
+            const auto al = isa::a_locs(in, i, kk), bl = isa::b_locs(in, kk, j);
+            acc = step(acc, value(f.a, a.get(al[copy])), value(f.b, b.get(bl[copy])), gfx11);
+          }
+        } else {
+          // gfx12 dense: rocJITsu's K order is its own placement's (rocjitsu_input_loc), the same for A and B, so
+          // each product pairs the right elements but the sum runs in another order than AMD's K: for the K = 16
+          // binary16 forms 0-3, 8-11, 4-7, 12-15 in AMD's numbering.
+          for (unsigned kk = 0; kk < f.k; ++kk)
+            acc = step(acc, value(f.a, a.get(rocjitsu_input_loc(i, f.k, kk, isa::bits_of(f.a)))),
+                       value(f.b, b.get(rocjitsu_input_loc(j, f.k, kk, isa::bits_of(f.b)))), gfx11);
+        }
+        dm(i, j) = std::bit_cast<uint32_t>(acc);
+      }
+    d = c;
+    isa::place_d(in, dm, d, m.d_half);
+  }
+  for (unsigned v = 0; v < f.d_vgprs; ++v)
+    for (unsigned l = 0; l < wave_lanes; ++l) w.v[o.dst[0].reg + v][l] = d.word(l, v);
+}
+
+}  // namespace tp::amdgpu_sim::rocjitsu_readings

@@ -1,0 +1,68 @@
+// rocJITsu's readings of single instructions, for the replay only (tp-sim-replay --as-rocjitsu): each is one place
+// where AMD's rocJITsu emulator (ROCm/rocm-systems emulation/rocjitsu at a3c6becc8b, the corpus's executor) computes
+// an instruction differently from this simulator. A machine plugin overwrites the instruction's result, after this
+// simulator executed it, with the value rocJITsu's definition gives for the same source operands. When the replay of
+// every launch of a disagreement class reproduces rocJITsu's bytes under one reading, and not without it, that class
+// is that one difference and nothing else (disagreements.txt, README.md beside this file).
+//
+// Never a default, never outside this test: these are rocJITsu's definitions, not the ISA's. Written here from the
+// behaviour rocJITsu's source describes (cited per reading in rocjitsu_readings.cpp); none of its code is used.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simt/amdgpu_sim/machine/plugin.h"
+
+namespace tp::amdgpu_sim::rocjitsu_readings {
+
+enum class reading : uint8_t {
+  // s_ceil/s_floor/s_trunc/s_rndne _f32/_f16 (gfx12 SALU float) write SCC = (result != 0).
+  salu_float_scc,
+  // v_exp_f32 / v_rcp_f32 / v_rcp_iflag_f32 and gfx12's scalar-destination v_s_exp_f32 / v_s_rcp_f32: the host's
+  // exp2f / 1.0f / x, denormal inputs and results flushed to zero, a NaN input returned as it is.
+  host_transcendentals,
+  // f32-accumulating WMMA and SWMMAC: D = C + a_0 b_0 + a_1 b_1 + ... in ascending K order (SWMMAC: ascending stored
+  // value), rounded to binary32 after every step (the products of these formats are exact in binary32); gfx11 reads a
+  // replicated A/B element from the copy in the D lane's half.
+  mma_f32_sequential,
+  // v_fma_f64 with a NaN operand: the first NaN of S1, S0, S2 (in that order), quieted; rocJITsu's SIMD path runs
+  // the host library's fma fallback, which returns that one (this simulator: the host fma's choice, S0 first).
+  fma_f64_nan_order,
+  // v_swmmac_i32_16x16x32_iu4 / _16x16x64_iu4: a 4-bit A or B operand with K >= 32 elements read in blocks of K/4
+  // alternating between lanes j and j + 16 (rocJITsu's wmma_input_loc), where AMD's layout tables (reference/isa)
+  // hold K/2 consecutive elements per lane.
+  iu4_swmmac_layout,
+};
+
+// "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout".
+std::optional<reading> parse(std::string_view name);
+std::string_view name(reading r);
+std::vector<std::string_view> all_names();
+
+class plugin final : public machine::plugin {
+ public:
+  explicit plugin(std::vector<reading> readings);
+  bool observes_instructions() const override { return true; }
+  void before_instruction(machine::wave& w, const machine::op& o) override;
+  void after_instruction(machine::wave& w, const machine::op& o) override;
+  // Instructions whose result a reading replaced (per reading, in the order given): a reading that replaced
+  // nothing in a launch explains nothing there.
+  const std::vector<uint64_t>& replaced() const { return replaced_; }
+
+ private:
+  enum class kind : uint8_t { none, salu_float, transcendental, fma_f64, matrix };
+  kind classify(const machine::wave& w, const machine::op& o, unsigned& which) const;
+  std::vector<reading> readings_;
+  std::vector<uint64_t> replaced_;
+  // The sources of the instruction in flight, taken before it ran (its destination may be one of them).
+  kind pending_ = kind::none;
+  unsigned pending_reading_ = 0;
+  std::vector<uint32_t> a_, b_, c_, index_, src_;
+  std::vector<uint64_t> src64_;  // v_fma_f64: S0, S1, S2 of each lane
+};
+
+}  // namespace tp::amdgpu_sim::rocjitsu_readings
