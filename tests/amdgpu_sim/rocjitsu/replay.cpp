@@ -142,6 +142,8 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
     if (!b.empty()) mem.host_write(a, b.data(), b.size());
     addresses.push_back(a);
   }
+  // The code object's image (its globals), placed as the simulator's runtime places it before a first launch.
+  place_image(mem, co);
   const std::vector<uint8_t> kernarg = record::relocated_kernarg(l, addresses);
   const uint64_t seg = mem.allocate(std::max<std::size_t>(kernarg.size(), 1), std::max<uint32_t>(k->kernarg_align, 16));
   if (!kernarg.empty()) mem.host_write(seg, kernarg.data(), kernarg.size());
