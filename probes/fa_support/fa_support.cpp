@@ -19,6 +19,7 @@
 #include "reference/codecs.h"
 #include "reference/kvarn.h"
 #include "reference/metrics.h"
+#include "reference/online_softmax.h"
 #include "simt/cpu/emulator.h"
 #include "simt/host.h"
 #include "simt/registry.h"
@@ -290,6 +291,52 @@ void add_ladder_options(tp::probe::app& app, ladder_options& lo) {
       ->capture_default_str();
 }
 
+namespace {
+// The ladder's yardstick for a binary16 VKQ accumulator (the tree's RDNA kernels accumulate P·V with
+// v_wmma_f16_16x16x16_f16, whose C and D are binary16): fp64 online softmax over the body in 16-token steps (the K
+// extent of one such instruction over KV tokens), the unnormalised accumulator rounded to binary16 after every step,
+// as the instruction's D holds it until the next. Q enters as the kernels read it (fp16 of q·scale); nothing else is
+// rounded. Its RMSE against the fp64 answer is what binary16 accumulation alone costs; no kernel code is involved.
+// Body only: NaN when the case has a tail (the ladder's race-probe rungs have none).
+double f16_accumulator_rmse(const prepared& d, const geometry& g) {
+  if (g.n_tail != 0) return std::nan("");
+  const int D = dkq(g), Dv = dv(g);
+  const float scale_f = float(1.0 / std::sqrt(double(D)));
+  const auto half = [](double x) { return tp::ref::fp16_to_double(tp::ref::double_to_fp16(x, true)); };
+  constexpr int step = 16;
+  double sq = 0;
+  for (int h = 0; h < q_heads(g); ++h) {
+    const int kvh = h / g.gqa;
+    const float* K = d.kb.data() + (std::size_t)kvh * g.n_kv * D;
+    const float* V = d.vb.data() + (std::size_t)kvh * g.n_kv * Dv;
+    for (int i = 0; i < g.n_q; ++i) {
+      const float* q = d.q.data() + ((std::size_t)h * g.n_q + i) * D;
+      std::vector<double> qs(D), scores;
+      for (int c = 0; c < D; ++c) qs[c] = half(double(q[c] * scale_f));
+      tp::ref::softmax_triple t(Dv);
+      std::vector<double> v_rows;
+      for (int j0 = 0; j0 < g.n_kv; j0 += step) {
+        const int n = std::min(step, g.n_kv - j0);
+        scores.assign(n, 0.0);
+        v_rows.assign((std::size_t)n * Dv, 0.0);
+        for (int j = 0; j < n; ++j) {
+          for (int c = 0; c < D; ++c) scores[j] += qs[c] * K[(std::size_t)(j0 + j) * D + c];
+          for (int c = 0; c < Dv; ++c) v_rows[(std::size_t)j * Dv + c] = V[(std::size_t)(j0 + j) * Dv + c];
+        }
+        t.update(scores, tp::ref::matrix_view<double>(v_rows.data(), n, Dv));
+        for (double& a : t.acc) a = half(a);
+      }
+      const auto o = t.output();
+      for (int c = 0; c < Dv; ++c) {
+        const double e = o[c] - d.ref[((std::size_t)h * g.n_q + i) * Dv + c];
+        sq += e * e;
+      }
+    }
+  }
+  return std::sqrt(sq / double(d.ref.size()));
+}
+}  // namespace
+
 int run_ladder(const std::vector<std::string>& variants, tp::backend backend, const char* probe, const char* sched,
                int n_tail, int max_kv) {
   std::vector<std::pair<std::string, const tp::fattn::ops*>> vs;
@@ -311,7 +358,7 @@ int run_ladder(const std::vector<std::string>& variants, tp::backend backend, co
               probe, n_tail, packed ? " of 8 tokens x 8 Q heads" : "", sched, tp::to_string(backend));
   std::printf("%-6s %-6s", "D", "n_kv");
   for (auto& v : vs) std::printf(" %14s", v.first.c_str());
-  std::printf("\n");
+  std::printf(" %14s\n", "ref f16-acc");
   // The tree instances (kernels/fattn_tree/instances.h) of each head dim: D128 f16, D256 KVarN, no D512.
   const std::pair<const char*, tp::fattn::kernel_kind> rungs[] = {
       {"rdna-d128-ncols64", packed ? tp::fattn::kernel_kind::f16 : tp::fattn::kernel_kind::kvarn_kvarn},
@@ -350,8 +397,11 @@ int run_ladder(const std::vector<std::string>& variants, tp::backend backend, co
         }
         std::fflush(stdout);
       }
-      std::printf("\n");
+      std::printf(" %14.3e\n", f16_accumulator_rmse(*data, g));
     }
+  std::printf("ref f16-acc: fp64 attention with the unnormalised P.V accumulator rounded to binary16 every 16 KV tokens "
+              "(a binary16-accumulating WMMA's C/D), nothing else rounded but Q's fp16 input: what binary16 accumulation "
+              "alone costs\n");
   for (const std::string& r : refused) std::printf("n/a (device): %s\n", r.c_str());
   return 0;
 }

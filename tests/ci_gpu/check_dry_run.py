@@ -50,6 +50,22 @@ if s:
     san = s["sanitizer"]
     if len(san) != 4 or any(x["run"] or not x["cases_selected"] for x in san):
         run.bad(f"sanitizer: expected 4 steps not run, each with a filter that selects cases: {san}")
+    # The tree's kernels (kernels/fattn_tree): recorded as not built where this build has no cuda tree variant; in a
+    # cuda build with them, every step is recorded as not run (listing a tree run's cases needs the device).
+    tree = s.get("tree")
+    if tree is None:
+        run.bad("gpu-summary.json has no tree section")
+    elif not tree["variants"]:
+        if tree["probes"] or tree["racecheck"]:
+            run.bad(f"tree: steps recorded with no tree variant built: {tree}")
+    else:
+        if sorted(tree["variants"]) != ["tree-fixed", "tree-upstream", "tree-upstream-d256"]:
+            run.bad(f"tree: variants {tree['variants']}")
+        if len(tree["probes"]) != 2 or any(x["run"] for x in tree["probes"]):
+            run.bad(f"tree: expected 2 probe steps, not run: {tree['probes']}")
+        if len(tree["racecheck"]) != 3 * len(tree["variants"]) or any(
+                x["run"] for x in tree["racecheck"]):
+            run.bad(f"tree: expected 3 racecheck steps per variant, not run: {tree['racecheck']}")
     for key in ["digests", "throughput", "merge"]:
         if s["tileprobe_report"][key]["exit"] != 0:
             run.bad(f"tileprobe-report ({key}) exited {s['tileprobe_report'][key]['exit']}")
