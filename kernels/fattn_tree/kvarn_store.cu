@@ -11,14 +11,38 @@
 //
 // kvarn.cu's host code (ggml_cuda_op_kvarn_store and friends) needs ggml's runtime, so it is compiled but never
 // called: the file is included inside a namespace of this variant (every variant includes it; its external host
-// functions would otherwise collide at link time), and the few ggml runtime functions those bodies name are stood in
-// for once, by the first hip variant (TP_FA_KVARN_HOST_STANDINS), each throwing if ever reached. What the host code
+// functions would otherwise collide at link time), the few ggml runtime functions those bodies name are stood in for
+// once, by the first tree variant (TP_FA_KVARN_HOST_STANDINS), and the HIP runtime functions they name are renamed in
+// this file only (below); each throws if ever reached. What the host code
 // decides is mirrored in store_side() below, step by step, with upstream's names.
 #if defined(__clang__)
   #pragma clang diagnostic push
   #pragma clang diagnostic ignored "-Wunused-function"
   #pragma clang diagnostic ignored "-Wunused-variable"
 #endif
+#include <stdexcept>
+#include <string>
+
+#if defined(GGML_USE_HIP)
+#include <hip/hip_runtime.h>
+// kvarn.cu's host code (its profiler, and common.cuh's inline stream and event helpers it reaches) calls HIP runtime
+// functions that tileprobe's runtime does not provide. In this translation unit those calls become calls of a function
+// that throws: nothing of the runtime's own is defined or interposed here, and none of it is ever reached.
+namespace tp_fa_kvarn_host {
+[[noreturn]] inline hipError_t unreached(const char* what) {
+  throw std::logic_error(std::string("fattn tree: kvarn.cu's host code reached ") + what +
+                         ", which tileprobe does not run (kernels/fattn_tree/kvarn_store.cu launches the store kernels "
+                         "itself)");
+}
+}  // namespace tp_fa_kvarn_host
+#define hipEventCreateWithFlags(...) tp_fa_kvarn_host::unreached("hipEventCreateWithFlags")
+#define hipEventDestroy(...) tp_fa_kvarn_host::unreached("hipEventDestroy")
+#define hipEventElapsedTime(...) tp_fa_kvarn_host::unreached("hipEventElapsedTime")
+#define hipEventRecord(...) tp_fa_kvarn_host::unreached("hipEventRecord")
+#define hipEventSynchronize(...) tp_fa_kvarn_host::unreached("hipEventSynchronize")
+#define hipStreamCreateWithFlags(...) tp_fa_kvarn_host::unreached("hipStreamCreateWithFlags")
+#endif
+
 // Everything kvarn.cu includes, at global scope first: inside the namespace below its includes are then empty.
 #include "kvarn.cuh"
 
@@ -40,8 +64,6 @@ namespace TP_VARIANT_NS::kvarn_tree {
 
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include "kernels/fattn/api.h"
 #include "simt/host.h"
@@ -205,4 +227,7 @@ std::unique_ptr<ggml_cuda_pool> ggml_backend_cuda_context::new_pool_for_device(i
   not_standing_in("ggml_backend_cuda_context::new_pool_for_device");
 }
 bool ggml_is_contiguous(const ggml_tensor*) { not_standing_in("ggml_is_contiguous"); }
+// kvarn.cuh declares it; each variant's copy of kvarn.cu defines its own inside the variant's namespace, while the
+// profiler's exit hook there names the global one (reached only with GGML_KVARN_PROFILE set in host code never run).
+void ggml_cuda_kvarn_profile_dump() { not_standing_in("ggml_cuda_kvarn_profile_dump"); }
 #endif
