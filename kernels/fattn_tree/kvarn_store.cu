@@ -144,10 +144,28 @@ void store_side(const store_geometry& g, bool value, tp::device_buffer<float>& c
   check(cudaDeviceSynchronize(), "synchronize after launch", "kvarn_store_kernel_lowshmem");
 }
 
+// The archs this variant's code objects were built for (TP_FA_TREE_ARCHS), as tree_variant.cu refuses another device
+// before a launch would get the runtime's "no code object".
+void refuse_other_arch() {
+#if defined(TP_FA_TREE_ARCHS_BUILT) && defined(GGML_USE_HIP)
+  int dev = 0;
+  cudaDeviceProp prop{};
+  check(cudaGetDevice(&dev), "get device", nullptr);
+  check(cudaGetDeviceProperties(&prop, dev), "get device properties", nullptr);
+  std::string arch = prop.gcnArchName;
+  arch = arch.substr(0, arch.find(':'));
+  const std::string built = TP_FA_TREE_ARCHS_BUILT;
+  if (("," + built + ",").find("," + arch + ",") == std::string::npos)
+    throw tp::device_error("fattn tree: the tree variants were compiled for " + built + " (TP_FA_TREE_ARCHS); this "
+                           "device is " + arch);
+#endif
+}
+
 }  // namespace
 
 tp::fattn::kvarn_records kvarn_store(int config, const tp::fattn::problem& p,
                                      const tp::fattn::kvarn_store_params& params) {
+  refuse_other_arch();
   if (config < 0 || config >= tp::fattn::n_configs)
     throw std::invalid_argument("fattn: unknown config index " + std::to_string(config));
   const auto& c = tp::fattn::configs[config];
