@@ -237,6 +237,7 @@ namespace {
 }  // namespace
 const ggml_cuda_device_info& ggml_cuda_info() { not_standing_in("ggml_cuda_info"); }
 void ggml_cuda_set_device(int) { not_standing_in("ggml_cuda_set_device"); }
+int ggml_cuda_get_device() { not_standing_in("ggml_cuda_get_device"); }  // named by the CUDA build's host code
 void ggml_cuda_error(const char* stmt, const char*, const char* file, int line, const char* msg) {
   throw tp::device_error(std::string("fattn tree: ") + stmt + " failed at " + file + ":" + std::to_string(line) +
                          ": " + msg);
