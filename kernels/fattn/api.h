@@ -141,12 +141,37 @@ inline std::vector<int> blocks_per_tile(const launch_plan& lp) {
 //   q      [n_head·gqa][n_q][DKQ]    k_body [n_head][n_kv][DKQ]    v_body [n_head][n_kv][DV]
 //   k_tail [n_head][n_tail][DKQ]     v_tail [n_head][n_tail][DV]
 // Output row r = hq*n_q + q. ncols2 is the launch's GQA packing (Q heads per tile; ncols1 = ncols / ncols2 tokens).
+// KVarN K/V as a beellama tree's own store kernels leave them (kernels/fattn_tree/kvarn_store.cu runs them): per side
+// (K, V) the f16 stage, stage_groups slots of 128 token rows x n_record_heads x 128 (fp16 bits), and the records,
+// one per (group, record head) of record_bytes (a `bits`-bit code per value, then three fp16 axes of 128; the layout
+// reference/kvarn_record.h decodes). tail_groups is the stage's lossless window after the sink group 0: the groups
+// 1..live-tail_groups are read from records, the others from the stage. One stream; a record head is a 128-wide
+// slice of a K/V head (head h, slice s: h·DKQ/128 + s).
+struct kvarn_store_params {
+  int bits = 4;         // 2, 3, 4, 5, 6 or 8 (the tree's ggml_cuda_kvarn_valid_bits)
+  int iterations = 2;   // the store's Sinkhorn iterations (ggml_kvarn_store's sinkhorn_iters)
+  int tail_groups = 1;  // lossless tail groups within the stage (op param 8); stage_groups = tail_groups + 1
+};
+struct kvarn_store_side {
+  std::vector<std::uint16_t> stage;
+  std::vector<std::uint8_t> records;
+};
+struct kvarn_records {
+  kvarn_store_params params;
+  int n_record_heads = 0, groups_per_stream = 0, stage_groups = 0, record_bytes = 0;
+  int n_kv = 0;  // tokens stored (indices 0..n_kv-1 of stream 0)
+  kvarn_store_side k, v;
+};
+
 struct problem {
   int n_q = 0, n_kv = 0, n_tail = 0, n_head = 1;
   int gqa = 1, ncols2 = 1;
   float scale = 0.0f;      // applied to Q in P0 (upstream: 1/sqrt(DKQ))
   kernel_kind kernel = kernel_kind::kvarn_kvarn;
   std::span<const float> q, k_body, v_body, k_tail, v_tail;
+  // KVarN kernels of a tree variant: when set, the body's K/V are these records and stages (what k_body / v_body
+  // decode to); otherwise every group is staged from k_body / v_body. The model's variants read k_body / v_body.
+  const kvarn_records* records = nullptr;
 };
 
 // launch_fattn's grid for a kernel that takes nbatch_fa KV rows per step and ncols1 tokens per tile (upstream's
@@ -256,6 +281,10 @@ struct ops {
   run_result (*run_parallel_blocks)(int config, const problem&, int parallel_blocks);
   // Dynamic shared memory of the body kernel for a config, in bytes (what a device must offer per block).
   int (*smem_bytes)(int config);
+  // Tree variants only (nullptr elsewhere): the tree's own KVarN store kernels run over the problem's k_body / v_body
+  // as one batch of n_kv tokens (the current rows, before the store's rotation), returning stage and records as they
+  // left them. The rotated domain of the result is the kernel's: Q is taken as rotated already.
+  kvarn_records (*kvarn_store)(int config, const problem&, const kvarn_store_params&) = nullptr;
 };
 
 }  // namespace tp::fattn

@@ -314,6 +314,7 @@ std::vector<float> tail_merge(const problem& p, tp::device_buffer<float>& Q, tp:
 struct body_kv {
   tp::device_buffer<std::uint16_t> K{1}, V{1};                  // f16 rows, or the KVarN descriptors' f16 stage
   tp::device_buffer<ggml_cuda_fattn_kvarn_desc> K_desc{1}, V_desc{1};
+  tp::device_buffer<std::uint8_t> K_records{1}, V_records{1};  // KVarN records made by the tree's store kernels
   const char *k = nullptr, *v = nullptr;
   std::size_t nb11 = 0, nb12 = 0, nb13 = 0, nb21 = 0, nb22 = 0, nb23 = 0;
 };
@@ -331,6 +332,68 @@ void f16_kv(const problem& p, body_kv& kv) {
   kv.nb21 = std::size_t(DV) * sizeof(half), kv.nb22 = kv.nb21 * p.n_kv, kv.nb23 = kv.nb22 * p.n_head;
 }
 
+// KVarN K/V as the tree's own store kernels left them (ops.kvarn_store, kvarn_store.cu): their stage and records
+// uploaded as they are, one descriptor per stream and K/V head filled as ggml_cuda_fattn_kvarn_init_descs_kernel fills
+// it (fattn-kvarn-dispatch.cu): records and stage of the side, n_record_heads = the view's ne[1] (K/V heads x slices),
+// live_group / live_pos from the highest stored index (n_kv - 1: indices 0..n_kv-1 were stored), head_base h·slices,
+// groups_per_stream = records->ne[2] / streams, record_bytes = records->ne[0], the store's stage/tail groups and bits,
+// value 0 for K and 1 for V, not SWA, not eager, no indirect reads, head_slices 1 (each 128-wide slice rotated on its
+// own, as the store ran), the rotated domain. The kernel's own group logic (ggml_cuda_fattn_kvarn_group_from_stage /
+// _from_record) then sends the tail window and group 0 to the stage and the groups before the window to the records.
+template <int DKQ>
+void kvarn_records_kv(const problem& p, const tp::fattn::kvarn_records& rec, body_kv& kv) {
+  constexpr int dim = GGML_CUDA_FATTN_KVARN_DIM, slices = DKQ / dim;
+  if (rec.n_kv != p.n_kv || rec.n_record_heads != p.n_head * slices)
+    throw std::invalid_argument("fattn tree: the problem's KVarN records were stored for " + std::to_string(rec.n_kv) +
+                                " tokens and " + std::to_string(rec.n_record_heads) + " record heads; the problem has " +
+                                std::to_string(p.n_kv) + " tokens and " + std::to_string(p.n_head * slices));
+  const std::size_t stage_halves = std::size_t(rec.stage_groups) * dim * rec.n_record_heads * dim;
+  const std::size_t record_bytes = std::size_t(rec.groups_per_stream) * rec.n_record_heads * rec.record_bytes;
+  for (const auto* side : {&rec.k, &rec.v})
+    if (side->stage.size() != stage_halves || side->records.size() != record_bytes)
+      throw std::invalid_argument("fattn tree: KVarN stage/records of the wrong size");
+  kv.K.resize(stage_halves);
+  kv.V.resize(stage_halves);
+  kv.K.upload(rec.k.stage);
+  kv.V.upload(rec.v.stage);
+  kv.K_records.resize(record_bytes);
+  kv.V_records.resize(record_bytes);
+  kv.K_records.upload(rec.k.records);
+  kv.V_records.upload(rec.v.records);
+  const int live = rec.n_kv - 1;
+  std::vector<ggml_cuda_fattn_kvarn_desc> descs(2 * std::size_t(p.n_head));
+  for (int side = 0; side < 2; ++side)
+    for (int h = 0; h < p.n_head; ++h) {
+      ggml_cuda_fattn_kvarn_desc& d = descs[std::size_t(side) * p.n_head + h];
+      d = {};
+      d.records = ptr(side == 0 ? kv.K_records : kv.V_records);
+      d.stage = reinterpret_cast<const half*>(ptr(side == 0 ? kv.K : kv.V));
+      d.indices = nullptr;  // read only for SWA or indirect reads
+      d.n_record_heads = rec.n_record_heads;
+      d.live_group = live / dim;
+      d.live_pos = live % dim;
+      d.stream = 0;
+      d.head_base = h * slices;
+      d.groups_per_stream = rec.groups_per_stream;
+      d.record_bytes = rec.record_bytes;
+      d.stage_groups = rec.stage_groups;
+      d.tail_groups = rec.params.tail_groups;
+      d.bits = rec.params.bits;
+      d.value = side;
+      d.head_slices = 1;
+      d.original_domain = 0;
+    }
+  kv.K_desc.resize(p.n_head);
+  kv.V_desc.resize(p.n_head);
+  kv.K_desc.upload(descs.data(), p.n_head);
+  kv.V_desc.upload(descs.data() + p.n_head, p.n_head);
+  kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
+  kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
+  kv.nb11 = kv.nb21 = 0;
+  kv.nb12 = kv.nb22 = sizeof(ggml_cuda_fattn_kvarn_desc);
+  kv.nb13 = kv.nb23 = sizeof(ggml_cuda_fattn_kvarn_desc) * p.n_head;
+}
+
 // KVarN (both sides rotated, the kind ROCm runs): the body reads K and V through the tree's descriptors
 // (ggml_cuda_fattn_kvarn_desc, one per stream and K/V head), filled here as ggml_cuda_fattn_kvarn_init_descs_kernel
 // fills them, and ggml_cuda_flash_attn_ext_mma_kvarn_case hands them to launch_fattn in place of K and V (nb1 0, nb2 one
@@ -346,6 +409,10 @@ template <int DKQ, int DV>
 void kvarn_stage_kv(const problem& p, body_kv& kv) {
   static_assert(DKQ == DV && DKQ % GGML_CUDA_FATTN_KVARN_DIM == 0, "rotated KVarN K/V: 128-wide slices, DKQ == DV");
   constexpr int dim = GGML_CUDA_FATTN_KVARN_DIM, slices = DKQ / dim;
+  if (p.records) {
+    kvarn_records_kv<DKQ>(p, *p.records, kv);
+    return;
+  }
   const int live_group = (p.n_kv - 1) / dim, live_pos = (p.n_kv - 1) % dim;
   const int tail_groups = std::max(1, live_group), stage_groups = tail_groups + 1, n_record_heads = p.n_head * slices;
   const std::size_t stage_halves = std::size_t(stage_groups) * dim * n_record_heads * dim;
@@ -531,7 +598,10 @@ int smem_bytes(int config) {
 
 }  // namespace
 
-const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks, &smem_bytes};
+// kvarn_store.cu, compiled with this variant's tree: its own KVarN store kernels.
+tp::fattn::kvarn_records kvarn_store(int config, const problem& p, const tp::fattn::kvarn_store_params& params);
+
+const tp::fattn::ops fattn_ops{TP_VARIANT_NAME, &plan, &run, &run_parallel_blocks, &smem_bytes, &kvarn_store};
 TP_REGISTER_VARIANT(fattn, tp::fattn::ops, fattn_ops);
 
 }  // namespace TP_VARIANT_NS

@@ -74,6 +74,8 @@ const std::string group_k00 = "np=1, >=2 combine iterations (k00 race), kvarn-kv
 std::string group_tile(kernel_kind k) {
   return std::string("np=1, >=2 tiles/block (inter-tile race), ") + tp::fattn::to_string(k);
 }
+const std::string group_records =
+    "np=1, >=2 combine iterations (k00 race), kvarn-kvarn, K/V groups from the tree's own 4-bit records";
 const std::string group_entry = "np=1, >=2 tiles/block, kvarn-kvarn: entry barrier, k00 race only";
 const std::string group_np2 = "np>1 (barrier fires) - control";
 const std::string group_one = "np=1, 1 iteration (Q stride = combine stride) - control";
@@ -115,6 +117,13 @@ int main(int argc, char** argv) {
                  tp::probe::on_buggy::fail);
       add_tree(tree_geometry("rdna-d256-ncols64", 4, 2, kernel_kind::kvarn_kvarn), group_entry,
                tp::probe::on_buggy::fail);
+      // The k00 race in one tile whose K/V come through the KVarN loader's record path: 4 groups, 1 and 2 stored as
+      // 4-bit records by the tree's own store kernels (fa_support records_bits), the oracle over their decoding. The
+      // race does not live in the record path; the case shows the real loader reading records, judged as the others.
+      geometry records = tree_geometry("rdna-d256-ncols64", 1, 1, kernel_kind::kvarn_kvarn, 512);
+      records.records_bits = 4;
+      records.kvarn = false;
+      add_tree(records, group_records, tp::probe::on_buggy::fail);
       // D128, the route live before PR #149 (np 1, one combine iteration), with several tiles per stream-k block: the
       // question of kernels/fattn_tree/README.md ("does the shipped pre-fix kernel race?"). Not a control: the answer
       // is the run's, on whichever variant, and a fixed variant must still pass.

@@ -24,6 +24,8 @@ body "${good[@]:0:7}" "mask causal" >"$tmp/i5.tpin";         expect 2 "i5.tpin:1
 body "${good[@]:0:7}" "data random" >"$tmp/i6.tpin";         expect 2 "i6.tpin:10: 'data random' needs a seed" -- --input "$tmp/i6.tpin"
 body "${good[@]:0:7}" "data given" "q 0 0 1" >"$tmp/i7.tpin"; expect 2 "i7.tpin:11:" -- --input "$tmp/i7.tpin"
 body "${good[@]:0:7}" "data random 1 qgain 0" >"$tmp/i8.tpin"; expect 2 "i8.tpin:10: qgain must lie in" -- --input "$tmp/i8.tpin"
+body "${good[@]:0:7}" "data random 1 records 7 1" >"$tmp/i12.tpin"; expect 2 "i12.tpin:10: records BITS must be 2, 3, 4, 5, 6 or 8" -- --input "$tmp/i12.tpin"
+body "${good[@]:0:7}" "data random 1 records 4" >"$tmp/i13.tpin"; expect 2 "i13.tpin:10: 'records' needs BITS and TAIL" -- --input "$tmp/i13.tpin"
 body "${good[@]}" >"$tmp/i9.tpin"
 if [ "$name" = fa-k00-combine-race ]; then
   expect 2 "i9.tpin:11: missing 'schedule' record" -- --input "$tmp/i9.tpin"

@@ -105,14 +105,25 @@ input_case read_body(input_file& f, bool with_schedule) {
       g.data = kind == 1 ? "fixture" : "given";
     }
     while (i < r.size()) {
-      const std::size_t opt = r.choice(i, {"qgain", "kvarn"});
+      const std::size_t opt = r.choice(i, {"qgain", "kvarn", "records"});
       if (kind == 2) r.fail("'data given' takes no options: the rows are used as given");
       if (i + 1 >= r.size()) r.fail("'" + std::string(r.word(i)) + "' needs a value");
       if (opt == 0) {
         g.q_gain = r.number(i + 1);
         if (!(g.q_gain > 0 && g.q_gain <= 1024)) r.fail("qgain must lie in (0, 1024]");
-      } else {
+      } else if (opt == 1) {
         g.kvarn = r.choice(i + 1, {"on", "off"}) == 0;
+      } else {
+        // records BITS TAIL: KVarN records made by the tree's own store kernels (fa_support.h geometry)
+        if (i + 2 >= r.size()) r.fail("'records' needs BITS and TAIL: records 4 1");
+        g.records_bits = int(r.number(i + 1));
+        g.records_tail = int(r.number(i + 2));
+        if (g.records_bits != 2 && g.records_bits != 3 && g.records_bits != 4 && g.records_bits != 5 &&
+            g.records_bits != 6 && g.records_bits != 8)
+          r.fail("records BITS must be 2, 3, 4, 5, 6 or 8");
+        if (g.records_tail < 1) r.fail("records TAIL must be >= 1");
+        g.kvarn = false;
+        ++i;
       }
       i += 2;
     }
@@ -183,7 +194,10 @@ std::string input_text(const std::string& probe_name, const geometry& g, std::op
   if (g.data == "random") data.push_back(std::to_string(g.data_seed));
   if (g.data != "given") {
     if (g.q_gain != 1.0) data.insert(data.end(), {"qgain", double_text(g.q_gain)});
-    if (!g.kvarn) data.insert(data.end(), {"kvarn", "off"});
+    if (g.records_bits > 0)
+      data.insert(data.end(), {"records", std::to_string(g.records_bits), std::to_string(g.records_tail)});
+    else if (!g.kvarn)
+      data.insert(data.end(), {"kvarn", "off"});
   }
   w.record("data", data);
   if (g.data == "given" && g.given) {

@@ -18,6 +18,7 @@
 #include "reference/attention.h"
 #include "reference/codecs.h"
 #include "reference/kvarn.h"
+#include "reference/kvarn_record.h"
 #include "reference/metrics.h"
 #include "reference/online_softmax.h"
 #include "simt/cpu/emulator.h"
@@ -108,6 +109,64 @@ void kvarn_body(std::vector<float>& k, std::vector<float>& v, int n_head, int n_
     }
 }
 
+// The store of a records case: the first tree variant (by name) with the tree's store kernels, on hip, else cuda.
+const tp::fattn::ops* kvarn_store_ops() {
+  for (const tp::backend b : {tp::backend::hip, tp::backend::cuda})
+    for (const auto& e : tp::variants("fattn"))
+      if (e.where == b && is_tree_variant(e.variant))
+        if (const auto* o = tp::find_variant<tp::fattn::ops>("fattn", e.variant, b); o && o->kvarn_store) return o;
+  return nullptr;
+}
+
+// records_bits > 0: the tree's own store kernels quantise the drawn K/V; the body becomes what its stage and records
+// decode to, each record value as the attention loader rounds it (reference/kvarn_record.h, kvarn_record_loaded), so
+// the oracle sees exactly the kernel's K/V tiles and keeps its bound.
+void store_records(const geometry& g, prepared& p) {
+  if (g.kernel != tp::fattn::kernel_kind::kvarn_kvarn)
+    throw tp::probe::usage_error("KVarN records cases need --kernel kvarn-kvarn");
+  if (g.given) throw tp::probe::usage_error("KVarN records cases draw their data (not data=given)");
+  const tp::fattn::ops* store = kvarn_store_ops();
+  if (!store)
+    throw tp::probe::usage_error("KVarN records cases run a beellama tree's own store kernels: configure with "
+                                 "-DTP_FA_ROOT=<tree> and a GPU backend (kernels/fattn_tree)");
+  if (!tp::backend_available(store == tp::find_variant<tp::fattn::ops>("fattn", store->variant, tp::backend::hip)
+                                 ? tp::backend::hip
+                                 : tp::backend::cuda))
+    throw tp::device_error("KVarN records cases run the tree's store kernels on a GPU backend; none is available "
+                           "(TILEPROBE_HIP=sim:gfx1100 runs them on tileprobe's simulator)");
+  tp::fattn::kvarn_store_params params;
+  params.bits = g.records_bits;
+  params.tail_groups = g.records_tail;
+  auto rec = std::make_shared<tp::fattn::kvarn_records>(store->kvarn_store(g.config, p.problem(g), params));
+  const int D = dkq(g), slices = D / tp::ref::kvarn_group;
+  for (int side = 0; side < 2; ++side) {
+    tp::ref::kvarn_cache_layout l;
+    l.bits = params.bits;
+    l.n_record_heads = rec->n_record_heads;
+    l.groups_per_stream = rec->groups_per_stream;
+    l.stage_groups = rec->stage_groups;
+    l.tail_groups = params.tail_groups;
+    l.n_kv = g.n_kv;
+    l.value = side == 1;
+    const auto& s = side == 0 ? rec->k : rec->v;
+    const auto dec = tp::ref::kvarn_decode_cache(l, s.stage, s.records, true);
+    std::vector<float>& body = side == 0 ? p.kb : p.vb;
+    for (int h = 0; h < g.n_head; ++h)
+      for (int t = 0; t < g.n_kv; ++t)
+        for (int sl = 0; sl < slices; ++sl)
+          for (int d = 0; d < tp::ref::kvarn_group; ++d)
+            body[((std::size_t)h * g.n_kv + t) * D + sl * tp::ref::kvarn_group + d] =
+                float(dec[((std::size_t)(h * slices + sl) * g.n_kv + t) * tp::ref::kvarn_group + d]);
+    if (side == 0) {
+      tp::ref::kvarn_cache_layout k = l;
+      for (int grp = 0; grp * tp::ref::kvarn_group < g.n_kv; ++grp)
+        if (tp::ref::kvarn_group_from_record(k, grp)) p.records_per_side += rec->n_record_heads;
+    }
+  }
+  p.records = std::move(rec);
+  p.records_by = store->variant;
+}
+
 }  // namespace
 
 std::shared_ptr<const prepared> prepare(const geometry& g) {
@@ -143,7 +202,10 @@ std::shared_ptr<const prepared> prepare(const geometry& g) {
     fill(p->vb, g.n_kv, Dv, 2);
     fill(p->kt, g.n_tail, D, 3);
     fill(p->vt, g.n_tail, Dv, 4);
-    if (g.kvarn) kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
+    if (g.records_bits > 0)
+      store_records(g, *p);
+    else if (g.kvarn)
+      kvarn_body(p->kb, p->vb, g.n_head, g.n_kv, D, Dv);
   }
 
   const double scale = double(float(1.0 / std::sqrt(double(D))));
@@ -227,6 +289,7 @@ tp::probe::case_name geometry_id(const char* probe, const geometry& g) {
   if (g.data == "random") n("dseed", g.data_seed);
   if (g.q_gain != 1.0) n("qgain", g.q_gain);
   if (!g.kvarn) n("kvarn", false);
+  if (g.records_bits > 0) n("records", g.records_bits)("rtail", g.records_tail);
   return n;
 }
 
@@ -238,7 +301,8 @@ std::vector<geometry> shrink_geometry(const geometry& g) {
   }
   const int ncols1 = configs[g.config].ncols / g.ncols2, nb = configs[g.config].nbatch_fa;
   auto push = [&](geometry s) { out.push_back(s); };
-  const int kv_min = g.kvarn ? 128 : nb;
+  // A records case keeps a recorded group: group 0, one record, the tail window.
+  const int kv_min = g.records_bits > 0 ? 128 * (g.records_tail + 2) : g.kvarn ? 128 : nb;
   {
     // Everything at its floor first (one head, one tile, one block, one tail row): one run settles most shrinks.
     geometry s = g;

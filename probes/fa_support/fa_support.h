@@ -49,6 +49,12 @@ struct geometry {
   std::uint64_t data_seed = 1;
   double q_gain = 1.0;                 // fixture Q is small; a larger gain makes the softmax peaked (said in the id)
   bool kvarn = true;                   // quantise the body KVarN-style (reference/kvarn.h)
+  // > 0: KVarN records made by a beellama tree's own store kernels (tp::fattn::ops::kvarn_store of the first tree
+  // variant built, run on the data as drawn, kvarn off): this many bits, records_tail lossless tail groups; the body's
+  // K/V become what the stage and records decode to (reference/kvarn_record.h), which the oracle attends over, and a
+  // tree variant's KVarN kernel reads the records themselves. Needs n_kv > 128·(records_tail + 1) for any record.
+  int records_bits = 0;
+  int records_tail = 1;
   // data == "given": the rows an input file gave, used as they are (no KVarN step); `label` names the file in ids.
   struct given_data {
     std::string label;
@@ -65,6 +71,11 @@ struct prepared {
   std::vector<float> q, kb, vb, kt, vt;
   std::vector<double> ref;  // [rows][DV]
   double bound = 0, S = 0, vmax = 0;
+  // records_bits > 0: what the tree's store kernels left (kb / vb are its decoding), the store's variant, and how
+  // many (group, record head) records per side the body reads.
+  std::shared_ptr<const tp::fattn::kvarn_records> records;
+  std::string records_by;
+  int records_per_side = 0;
   tp::fattn::problem problem(const geometry& g) const {
     tp::fattn::problem p;
     p.n_q = g.n_q; p.n_kv = g.n_kv; p.n_tail = g.n_tail; p.n_head = g.n_head;
@@ -72,6 +83,7 @@ struct prepared {
     p.scale = float(1.0 / std::sqrt(double(dkq(g))));
     p.kernel = g.kernel;
     p.q = q; p.k_body = kb; p.v_body = vb; p.k_tail = kt; p.v_tail = vt;
+    p.records = records.get();
     return p;
   }
 };
