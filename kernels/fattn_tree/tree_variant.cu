@@ -332,6 +332,21 @@ void f16_kv(const problem& p, body_kv& kv) {
   kv.nb21 = std::size_t(DV) * sizeof(half), kv.nb22 = kv.nb21 * p.n_kv, kv.nb23 = kv.nb22 * p.n_head;
 }
 
+// launch_fattn's view of KVarN K and V, as ggml_cuda_flash_attn_ext_mma_kvarn_case hands it the descriptors in place of
+// K and V: `descs` holds the K descriptors of every head, then the V ones; nb1 0, nb2 one descriptor, nb3 one
+// stream's.
+void hand_descriptors(const std::vector<ggml_cuda_fattn_kvarn_desc>& descs, int n_head, body_kv& kv) {
+  kv.K_desc.resize(n_head);
+  kv.V_desc.resize(n_head);
+  kv.K_desc.upload(descs.data(), n_head);
+  kv.V_desc.upload(descs.data() + n_head, n_head);
+  kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
+  kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
+  kv.nb11 = kv.nb21 = 0;
+  kv.nb12 = kv.nb22 = sizeof(ggml_cuda_fattn_kvarn_desc);
+  kv.nb13 = kv.nb23 = sizeof(ggml_cuda_fattn_kvarn_desc) * n_head;
+}
+
 // KVarN K/V as the tree's own store kernels left them (ops.kvarn_store, kvarn_store.cu): their stage and records
 // uploaded as they are, one descriptor per stream and K/V head filled as ggml_cuda_fattn_kvarn_init_descs_kernel fills
 // it (fattn-kvarn-dispatch.cu): records and stage of the side, n_record_heads = the view's ne[1] (K/V heads x slices),
@@ -383,15 +398,7 @@ void kvarn_records_kv(const problem& p, const tp::fattn::kvarn_records& rec, bod
       d.head_slices = 1;
       d.original_domain = 0;
     }
-  kv.K_desc.resize(p.n_head);
-  kv.V_desc.resize(p.n_head);
-  kv.K_desc.upload(descs.data(), p.n_head);
-  kv.V_desc.upload(descs.data() + p.n_head, p.n_head);
-  kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
-  kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
-  kv.nb11 = kv.nb21 = 0;
-  kv.nb12 = kv.nb22 = sizeof(ggml_cuda_fattn_kvarn_desc);
-  kv.nb13 = kv.nb23 = sizeof(ggml_cuda_fattn_kvarn_desc) * p.n_head;
+  hand_descriptors(descs, p.n_head, kv);
 }
 
 // KVarN (both sides rotated, the kind ROCm runs): the body reads K and V through the tree's descriptors
@@ -452,15 +459,7 @@ void kvarn_stage_kv(const problem& p, body_kv& kv) {
       d.head_slices = 1;
       d.original_domain = 0;
     }
-  kv.K_desc.resize(p.n_head);
-  kv.V_desc.resize(p.n_head);
-  kv.K_desc.upload(descs.data(), p.n_head);
-  kv.V_desc.upload(descs.data() + p.n_head, p.n_head);
-  kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
-  kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
-  kv.nb11 = kv.nb21 = 0;
-  kv.nb12 = kv.nb22 = sizeof(ggml_cuda_fattn_kvarn_desc);
-  kv.nb13 = kv.nb23 = sizeof(ggml_cuda_fattn_kvarn_desc) * p.n_head;
+  hand_descriptors(descs, p.n_head, kv);
 }
 
 template <int DKQ, int DV, int ncols1, int ncols2, kernel_kind KIND>
