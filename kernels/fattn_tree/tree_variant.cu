@@ -472,6 +472,13 @@ run_result run_instance(const problem& p, const tp::fattn::device_model& dev, co
   refuse_if_compiled_out(kernel_key(DKQ, DV, ncols1, ncols2, type_K, type_V));
   const device_info& d = device();
   const body_config c = body_config_for<DKQ, DV, ncols1, ncols2>(KIND, d.cc, d.warp_size);
+  // The body reads K/V in whole batches of nbatch_fa rows. Upstream's graph pads K/V to FATTN_KQ_STRIDE and the mask
+  // holds -inf over the padding; this launcher passes the problem's K/V unpadded and a zero mask, so a KV length
+  // between batches would read past K/V: refused rather than run wrong.
+  if (p.n_kv % c.nbatch_fa != 0)
+    throw std::invalid_argument("fattn tree: a body KV length of " + std::to_string(p.n_kv) + " is not a multiple of " +
+                                "the instance's KV batch (nbatch_fa " + std::to_string(c.nbatch_fa) + "): tileprobe " +
+                                "does not pad K/V and mask the padding as upstream's graph does");
   run_result r;
   r.plan = plan_for(c, p, dev, d.cc);
   const launch_plan& lp = r.plan;
