@@ -36,9 +36,15 @@ struct fattn_args {
   // Not upstream: thread 0 of a block records each process_tile call (tile, kb0_start, kb0_stop, needs_fixup,
   // is_fixup) at slot [block][segment], so tests see the stream-k partition the kernel really ran. seg_cap slots per
   // block; with seg_cap == 1 every block runs one segment (the parallel_blocks path relies on that).
-  tp::gmem<int> seg_log;
   int seg_cap;
+  tp::gmem<int> seg_log;
 };
+// No padding: the struct is the kernel's argument by value, and padding bytes would be whatever the host's stack held,
+// so a recorded launch (the rocJITsu corpus: tests/amdgpu_sim/rocjitsu) would differ from run to run. seg_cap sits
+// before seg_log for that reason.
+static_assert(sizeof(fattn_args) == 7 * sizeof(tp::gmem<float>) + sizeof(tp::gmem<int>) + 9 * sizeof(int) +
+                                        sizeof(fa_tiling) + sizeof(float),
+              "fattn_args has padding: its kernarg bytes would not be a function of its members");
 
 template <int DKQ_, int DV_, int ncols_, int nwarps_, int cols_per_warp_, int nbatch_fa_, int nbatch_combine_>
 struct fattn_cfg {

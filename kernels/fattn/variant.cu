@@ -82,7 +82,7 @@ struct body_buffers {
     return fattn_args{Q.view(), K.view(), V.view(), dst.view(), final_meta.view(), fix_meta.view(), fix_data.view(),
                       p.n_q, p.n_kv, p.n_head, lp.iter_k, lp.iter_j, tiling(p, lp, ncols), p.scale,
                       tp::fattn::is_kvarn_kv(p.kernel) ? 1 : 0, tp::fattn::has_entry_barrier(p.kernel) ? 1 : 0, 1,
-                      seg_log.view(), seg_cap};
+                      seg_cap, seg_log.view()};
   }
   static fa_tiling tiling(const problem& p, const launch_plan& lp, int ncols) {
     return fa_tiling{p.n_q, p.gqa, ncols / p.ncols2, p.ncols2, lp.iter_j, lp.iter_z};

@@ -21,7 +21,7 @@
 // the next line). tp-sim-replay --trace writes the same lines for this simulator: comparing per VGPR the values each
 // side wrote finds the first instruction the two executors disagree on (README.md).
 // Exit: 0 result written; 2 bad usage or input (a file that does not parse, a target mismatch); 3 rocJITsu failed to
-// load the code object or did not finish the dispatch.
+// load the code object, did not finish the dispatch, or halted a wave anywhere but at its s_endpgm (halt_watch).
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -33,6 +33,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -136,6 +138,46 @@ std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t im
   return out;
 }
 
+// Every wave must end at s_endpgm. At a3c6becc8b rocJITsu's compute unit also halts a wave, silently unless its VM
+// log group is compiled in, when the words at its program counter do not decode (vm/amdgpu/compute_unit.cpp,
+// issue_instruction: InvalidInst or a null decode) and when s_setpc/s_swappc jumps to address 0; the dispatch then
+// "finishes" with that wave's remaining stores never made. This watch keeps, per wave, whether the instruction it
+// last began was s_endpgm (s_endpgm halts the wave inside its own execution, before any after-hook), and reports the
+// first wave that halted otherwise: where it stopped and what it had begun last.
+class halt_watch final : public rocjitsu::ExecutionPlugin {
+ public:
+  explicit halt_watch(uint64_t image_base) : ExecutionPlugin("tileprobe-halt-watch"), base_(image_base) {}
+  void onAmdgpuWavefrontDispatched(rocjitsu::amdgpu::Wavefront& wf) override { last_[&wf] = {}; }
+  void onAmdgpuBeforeExecuteInstruction(uint64_t pc, const rocjitsu::Instruction& inst,
+                                        rocjitsu::amdgpu::Wavefront& wf) override {
+    began& b = last_[&wf];
+    b.pc = pc;
+    b.endpgm = std::string_view(inst.mnemonic()) == "s_endpgm";
+    b.mnemonic = inst.mnemonic();
+  }
+  void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
+    const began& b = last_[&wf];
+    if (b.endpgm || !first_.empty()) return;
+    char line[256];
+    std::snprintf(line, sizeof line, "workgroup %u wave %u halted at image+0x%llx without s_endpgm (last began: %s at image+0x%llx)",
+                  wf.wg_id(), wf.wf_id(), static_cast<unsigned long long>(wf.pc - base_),
+                  b.mnemonic.empty() ? "nothing" : b.mnemonic.c_str(), static_cast<unsigned long long>(b.pc - base_));
+    first_ = line;
+  }
+  // Empty when every wave ended at s_endpgm.
+  const std::string& first_abnormal_halt() const { return first_; }
+
+ private:
+  struct began {
+    uint64_t pc = 0;
+    bool endpgm = false;
+    std::string mnemonic;
+  };
+  uint64_t base_;
+  std::unordered_map<const rocjitsu::amdgpu::Wavefront*, began> last_;
+  std::string first_;
+};
+
 // --trace: wave 0 of one workgroup (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
 class wave_trace final : public rocjitsu::ExecutionPlugin {
  public:
@@ -220,7 +262,8 @@ int run(int argc, char** argv) {
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
                    "  detector and prints its summary; --trace writes wave 0 of workgroup 0 (or N)'s changed VGPRs per\n"
                    "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --max-ticks caps the engine's simulated time (default " +
-                   std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed.\n";
+                   std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed (did not load the code object or finish\n"
+                   "  the dispatch, or halted a wave anywhere but at its s_endpgm).\n";
       return 0;
     } else throw usage_error("unknown option " + a);
   }
@@ -279,9 +322,13 @@ int run(int argc, char** argv) {
 
   std::shared_ptr<rocjitsu::ExecutionPluginGroup> plugins;
   rocjitsu::plugins::race_detector::RaceDetectorPlugin* detector = nullptr;
+  halt_watch* watch = nullptr;
   std::ofstream trace_file;
-  if (race || !trace_path.empty()) {
+  {
     plugins = std::make_shared<rocjitsu::ExecutionPluginGroup>();
+    auto w = std::make_unique<halt_watch>(code_base);
+    watch = w.get();
+    plugins->add(std::move(w));
     if (race) {
       auto p = std::make_unique<rocjitsu::plugins::race_detector::RaceDetectorPlugin>();
       detector = p.get();
@@ -336,6 +383,8 @@ int run(int argc, char** argv) {
   if (exit.reason != simdojo::ExitReason::COMPLETED || consumed != 1 || !waves.empty())
     throw rocjitsu_failure("rocJITsu did not finish the dispatch (" + exit.message + " at tick " +
                            std::to_string(exit.tick) + ", " + std::to_string(consumed) + " packets consumed)" + waves);
+  if (!watch->first_abnormal_halt().empty())
+    throw rocjitsu_failure("rocJITsu stopped a wave early: " + watch->first_abnormal_halt());
 
   record::result r;
   r.executor = executor;

@@ -2,7 +2,7 @@
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
 //   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N]]] [--races] [--dump DIR]
-//                 [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...
+//                 [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
 // investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
@@ -22,6 +22,13 @@
 // overwrites each such instruction's result with rocJITsu's definition of it), and requires every one of them to give
 // rocJITsu's bytes, each with at least one instruction replaced. Then the class is that difference and nothing else.
 // Exit 0 every launch of the class reproduced, 1 some did not.
+//
+// --finding F --witness sgpr-102-103 is the evidence for the one class no reading can reproduce (rocJITsu's alias of
+// SGPRs 102/103 to the scratch base moves a kernel's scratch into rocJITsu's own memory: rocjitsu_readings.h,
+// sgpr_102_103_witness). It replays every launch of the corpus with the witness attached: each launch --known lists
+// with finding F must still differ from rocJITsu and execute at least one instruction the alias changes (a scratch
+// access or a jump through s[102:103] after a write to s102/s103); every other launch must execute none. Then the
+// class is exactly the launches the alias reaches. Exit 0 both hold, 1 some launch breaks one.
 //
 // The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles, each kernel found by its code object
 // key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
@@ -199,10 +206,21 @@ std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record:
   return "";
 }
 
+// --witness's summary line; false when not in that mode.
+bool alias_mode_summary(const std::string& witness, const std::string& finding, unsigned witnessed, unsigned unwitnessed,
+                        unsigned reached_unlisted, unsigned others, unsigned unreplayable) {
+  if (witness.empty()) return false;
+  std::cout << witnessed << " launches of " << finding << " differ and run instructions rocJITsu's s102/s103 alias "
+            << "changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
+            << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
+  return true;
+}
+
 int run(int argc, char** argv) {
   std::string corpus, only, dump, known_path, finding, trace_path;
   uint32_t trace_workgroup = 0;
   std::vector<rocjitsu_readings::reading> readings;
+  std::string witness;
   bool races = false;
   std::vector<std::string> objects;
   for (int i = 1; i < argc; ++i) {
@@ -218,6 +236,10 @@ int run(int argc, char** argv) {
     else if (a == "--dump") dump = value();
     else if (a == "--finding") finding = value();
     else if (a == "--trace") trace_path = value();
+    else if (a == "--witness") {
+      witness = value();
+      if (witness != "sgpr-102-103") throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103)");
+    }
     else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--as-rocjitsu") {
       const std::string list = value();
@@ -236,7 +258,7 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR]\n"
-                   "                     [--finding F --as-rocjitsu READING[,READING]] HIP_OBJECT...\n"
+                   "                     [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
                    "  replays the launch ID alone (--trace FILE [--trace-workgroup N]: wave 0 of workgroup 0 or N's changed VGPRs per instruction,\n"
@@ -245,14 +267,19 @@ int run(int argc, char** argv) {
                    "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
                    "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout) and requires\n"
-                   "  each to give rocJITsu's bytes. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input, 77 empty.\n";
+                   "  each to give rocJITsu's bytes. --finding F --witness sgpr-102-103 replays every launch and requires\n"
+                   "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
+                   "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
+                   "  77 empty.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') throw usage_error("unknown option " + a);
     else objects.push_back(a);
   }
   if (corpus.empty()) throw usage_error("--corpus DIR is required");
   if (!trace_path.empty() && only.empty()) throw usage_error("--trace needs --only ID (one launch)");
-  if (finding.empty() != readings.empty()) throw usage_error("--finding and --as-rocjitsu go together");
+  if (!readings.empty() && !witness.empty()) throw usage_error("--as-rocjitsu and --witness exclude each other");
+  if (finding.empty() != (readings.empty() && witness.empty()))
+    throw usage_error("--finding goes with --as-rocjitsu or --witness");
   if (!finding.empty() && known_path.empty()) throw usage_error("--finding needs --known FILE (the launches of the class)");
   if (!fs::is_directory(corpus)) throw usage_error("corpus " + corpus + " is not a folder");
   std::vector<fs::path> launches;
@@ -276,7 +303,7 @@ int run(int argc, char** argv) {
     }
   }
   // --finding: the launches of that class only (a listed finding's first word is its class).
-  if (!finding.empty()) {
+  if (!finding.empty() && witness.empty()) {
     std::erase_if(launches, [&](const fs::path& p) {
       const auto it = known.find(p.stem().string());
       return it == known.end() || it->second.substr(0, it->second.find(' ')) != finding;
@@ -286,6 +313,11 @@ int run(int argc, char** argv) {
   code_store store;
   store.add_objects(objects);
   unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0, explained = 0, unexplained = 0;
+  unsigned witnessed = 0, unwitnessed = 0, reached_unlisted = 0, others = 0;
+  const auto in_finding = [&](const std::string& id) {
+    const auto it = known.find(id);
+    return it != known.end() && it->second.substr(0, it->second.find(' ')) == finding;
+  };
   std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
@@ -312,6 +344,9 @@ int run(int argc, char** argv) {
     lds_hazard_report found;
     std::optional<rocjitsu_readings::plugin> reading;
     if (!readings.empty()) reading.emplace(readings);
+    std::optional<rocjitsu_readings::sgpr_102_103_witness> alias;
+    if (!witness.empty()) alias.emplace();
+    machine::plugin* extra = reading ? static_cast<machine::plugin*>(&*reading) : alias ? &*alias : nullptr;
     try {
       std::ofstream trace_file;
       std::optional<wave_trace> trace;
@@ -320,7 +355,7 @@ int run(int argc, char** argv) {
         if (!trace_file) throw usage_error("cannot write " + trace_path);
         trace.emplace(trace_file, trace_workgroup);
       }
-      const auto ours = run_here(*co, l, races ? &found : nullptr, reading ? &*reading : nullptr, trace ? &*trace : nullptr);
+      const auto ours = run_here(*co, l, races ? &found : nullptr, extra, trace ? &*trace : nullptr);
       if (!dump.empty()) {
         fs::create_directories(dump);
         for (std::size_t i = 0; i < ours.size(); ++i)
@@ -336,6 +371,26 @@ int run(int argc, char** argv) {
       for (const auto& h : found.first) std::cout << "  " << describe(h) << '\n';
     }
     const auto listed = known.find(id);
+    if (alias) {
+      const std::string seen = std::to_string(alias->affected()) + " instructions the alias changes" +
+                               (alias->first().empty() ? "" : ", first " + alias->first());
+      if (in_finding(id)) {
+        if (!diff.empty() && alias->affected() > 0) {
+          ++witnessed;
+          std::cout << "EXPLAINED " << id << " " << what << " (" << seen << ")\n";
+        } else {
+          ++unwitnessed;
+          std::cout << "FAIL " << id << " " << what << ": listed with " << finding << ", but "
+                    << (diff.empty() ? "it agrees with rocJITsu" : "it runs no instruction the alias changes") << '\n';
+        }
+      } else if (alias->affected() > 0) {
+        ++reached_unlisted;
+        std::cout << "FAIL " << id << " " << what << ": not listed with " << finding << ", but it runs " << seen << '\n';
+      } else {
+        ++others;
+      }
+      continue;
+    }
     if (reading) {
       std::string counts;
       uint64_t replaced = 0;
@@ -369,7 +424,10 @@ int run(int argc, char** argv) {
       std::cout << "FAIL " << id << " " << what << ": " << diff << '\n';
     }
   }
- if (!readings.empty()) {
+  if (alias_mode_summary(witness, finding, witnessed, unwitnessed, reached_unlisted, others, unreplayable)) {
+    return unwitnessed || reached_unlisted || unreplayable ? 1 : 0;
+  }
+  if (!readings.empty()) {
     std::cout << explained << " of " << launches.size() << " launches of " << finding
               << " give rocJITsu's bytes under its reading; " << unexplained << " do not, " << unreplayable
               << " cannot be replayed\n";

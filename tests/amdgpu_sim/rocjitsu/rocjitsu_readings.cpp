@@ -3,9 +3,11 @@
 // written here from what its source does; the files are cited per reading.
 #include "tests/amdgpu_sim/rocjitsu/rocjitsu_readings.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -323,6 +325,39 @@ void plugin::after_instruction(wave& w, const op& o) {
   }
   for (unsigned v = 0; v < f.d_vgprs; ++v)
     for (unsigned l = 0; l < wave_lanes; ++l) w.v[o.dst[0].reg + v][l] = d.word(l, v);
+}
+
+// ---- the s102/s103 witness ---------------------------------------------------------------------------------------
+
+namespace {
+// Whether the operand is a scalar register range that holds s102 or s103.
+bool names_102_103(const operand& x) {
+  return x.kind == opnd::sgpr && x.reg <= 103 && x.reg + x.dwords > 102;
+}
+}  // namespace
+
+void sgpr_102_103_witness::wave_start(wave& w) { std::erase(wrote_, &w); }
+
+void sgpr_102_103_witness::after_instruction(wave& w, const op& o) {
+  for (unsigned d = 0; d < o.ndst; ++d)
+    if (names_102_103(o.dst[d]) && std::find(wrote_.begin(), wrote_.end(), &w) == wrote_.end()) wrote_.push_back(&w);
+}
+
+void sgpr_102_103_witness::before_instruction(wave& w, const op& o) {
+  const std::string_view m = base_mnemonic(w, o);
+  if ((m == "s_setpc_b64" || m == "s_swappc_b64") && o.nsrc > 0 && names_102_103(o.src[0])) note(w, o);
+}
+
+void sgpr_102_103_witness::memory(const wave& w, const op& o, const memory_access& a) {
+  if (a.space == memory_space::scratch && std::find(wrote_.begin(), wrote_.end(), &w) != wrote_.end()) note(w, o);
+}
+
+void sgpr_102_103_witness::note(const wave& w, const op& o) {
+  if (affected_++ == 0) {
+    char pc[24];
+    std::snprintf(pc, sizeof pc, "0x%x", o.pc);
+    first_ = std::string(w.prog->mnemonics[o.mnemonic]) + " at .text+" + pc;
+  }
 }
 
 }  // namespace tp::amdgpu_sim::rocjitsu_readings

@@ -65,4 +65,33 @@ class plugin final : public machine::plugin {
   std::vector<uint64_t> src64_;  // v_fma_f64: S0, S1, S2 of each lane
 };
 
+// Not a reading but a witness, for the one difference no plugin can reproduce here: rocJITsu's RDNA3/RDNA4 operand
+// resolvers read and write the SGPR encodings 102/103 as the wave's scratch (private segment) base, the GFX9
+// FLAT_SCRATCH operands (isa/arch/amdgpu/rdna3|rdna4/operand.cpp at a3c6becc8b: resolve_src_scalar,
+// resolve_src_scalar64, resolve_dst_write, resolve_dst_write64), where on gfx11 and gfx12 they are the plain SGPRs 102
+// and 103. A kernel that writes s102 or s103 therefore moves its own scratch under rocJITsu, and rocJITsu's scratch
+// accesses after that land wherever the written value points in rocJITsu's memory (its code among other things): the
+// bytes cannot be reproduced in this simulator's memory. Its s_setpc_b64/s_swappc_b64 check reads the target from
+// the physical SGPRs instead, which the aliased write never reached, finds 0 and halts the wave
+// (vm/amdgpu/compute_unit.cpp, issue_instruction). This plugin observes, per wave, a write to s102 or s103 followed
+// by a scratch access or a jump through s[102:103]: the two ways the alias changes what rocJITsu computes.
+class sgpr_102_103_witness final : public machine::plugin {
+ public:
+  bool observes_instructions() const override { return true; }
+  void wave_start(machine::wave& w) override;
+  void after_instruction(machine::wave& w, const machine::op& o) override;
+  void before_instruction(machine::wave& w, const machine::op& o) override;
+  void memory(const machine::wave& w, const machine::op& o, const machine::memory_access& a) override;
+  // Instructions executed by a wave after it wrote s102/s103 that rocJITsu runs differently because of the alias.
+  uint64_t affected() const { return affected_; }
+  // The first such instruction, "<mnemonic> at .text+0x<pc>", for the report; empty when none.
+  const std::string& first() const { return first_; }
+
+ private:
+  void note(const machine::wave& w, const machine::op& o);
+  std::vector<const machine::wave*> wrote_;  // the waves that wrote s102 or s103 (few: a linear search)
+  uint64_t affected_ = 0;
+  std::string first_;
+};
+
 }  // namespace tp::amdgpu_sim::rocjitsu_readings
