@@ -5,7 +5,7 @@
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
 //                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE [--trace-workgroup N]]
-//                      [--max-ticks N]
+//                      [--max-ticks N] [--dump DIR]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
 // recorded one, whose hidden arguments are checked here against the code object's metadata (runtime/kernarg.h fills
@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -232,7 +233,7 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
 };
 
 int run(int argc, char** argv) {
-  std::string config_path, code_path, launch_path, out_path, executor, trace_path;
+  std::string config_path, code_path, launch_path, out_path, executor, trace_path, dump;
   uint32_t trace_workgroup = 0;
   bool race = false;
   uint64_t max_ticks = default_max_ticks;
@@ -249,6 +250,7 @@ int run(int argc, char** argv) {
     else if (a == "--executor") executor = value();
     else if (a == "--race") race = true;
     else if (a == "--trace") trace_path = value();
+    else if (a == "--dump") dump = value();
     else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--max-ticks") {
       const std::string v = value();
@@ -259,9 +261,12 @@ int run(int argc, char** argv) {
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
                    "                          --executor TEXT [--race] [--trace FILE [--trace-workgroup N]] [--max-ticks N]\n"
+                   "                          [--dump DIR]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
                    "  detector and prints its summary; --trace writes wave 0 of workgroup 0 (or N)'s changed VGPRs per\n"
-                   "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --max-ticks caps the engine's simulated time (default " +
+                   "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --dump DIR writes\n"
+                   "  rocJITsu's final buffers as DIR/<id>.<buffer>.bin (tp-sim-replay --dump: the simulator's);\n"
+                   "  --max-ticks caps the engine's simulated time (default " +
                    std::to_string(default_max_ticks) + ").\n  Exit 0 written, 2 bad input, 3 rocJITsu failed (did not load the code object or finish\n"
                    "  the dispatch, or halted a wave anywhere but at its s_endpgm).\n";
       return 0;
@@ -393,6 +398,10 @@ int run(int argc, char** argv) {
     std::vector<uint8_t> b(l.buffers[i].size());
     const uint64_t base = record::canonical_address(uint32_t(i));
     for (std::size_t j = 0; j < b.size(); ++j) b[j] = memory->read8(base + j);
+    if (!dump.empty()) {
+      std::filesystem::create_directories(dump);
+      record::write_file(dump + "/" + r.launch_id + "." + std::to_string(i) + ".bin", b);
+    }
     r.buffers.push_back(record::summarize(b));
   }
   record::write_file(out_path, record::encode(r));

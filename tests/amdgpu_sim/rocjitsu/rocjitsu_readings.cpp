@@ -20,12 +20,13 @@ namespace {
 using namespace machine;
 namespace isa = tp::ref::isa;
 
-constexpr std::array<std::pair<reading, std::string_view>, 5> names = {{
+constexpr std::array<std::pair<reading, std::string_view>, 6> names = {{
     {reading::salu_float_scc, "salu-float-scc"},
     {reading::host_transcendentals, "host-transcendentals"},
     {reading::mma_f32_sequential, "mma-f32-sequential"},
     {reading::fma_f64_nan_order, "fma-f64-nan-order"},
     {reading::iu4_swmmac_layout, "iu4-swmmac-layout"},
+    {reading::fma_mix_unfused, "fma-mix-unfused"},
 }};
 
 // The mnemonic without its encoding suffix (the printer's "v_exp_f32_e32").
@@ -164,6 +165,9 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
       case reading::fma_f64_nan_order:
         if (m == "v_fma_f64") return kind::fma_f64;
         break;
+      case reading::fma_mix_unfused:
+        if (m == "v_fma_mix_f32" || m == "v_fma_mixlo_f16" || m == "v_fma_mixhi_f16") return kind::fma_mix;
+        break;
       case reading::mma_f32_sequential:
         if ((starts_with(m, "v_wmma_") || starts_with(m, "v_swmmac_")) &&
             isa::info(isa::instr(o.matrix)).d == isa::elem::f32)
@@ -192,6 +196,21 @@ void plugin::before_instruction(wave& w, const op& o) {
     src64_.resize(3 * wave_lanes);
     for (unsigned s = 0; s < 3; ++s)
       for (unsigned l = 0; l < wave_lanes; ++l) src64_[3 * l + s] = mod64(read64(w, o.src[s], l), o.src[s].mods);
+  } else if (pending_ == kind::fma_mix) {
+    // The sources as this simulator widens them (semantics_valu.cpp, v_fma_mix; rocJITsu's read_mix_src in
+    // execute_v_fma_mix_f32_vop3p reads them alike: op_sel_hi picks binary16, op_sel its half, neg/abs on the value).
+    mix_.resize(3 * wave_lanes);
+    for (unsigned i = 0; i < 3; ++i) {
+      const lane_ref x = read(w, o.src[i]);
+      for (unsigned l = 0; l < wave_lanes; ++l) {
+        if (!((o.op_sel_hi >> i) & 1u)) {
+          mix_[3 * l + i] = std::bit_cast<float>(mod32(x[l], o.src[i].mods));
+        } else {
+          const uint16_t half = mod16(uint16_t((o.op_sel >> i) & 1u ? x[l] >> 16 : x[l]), o.src[i].mods);
+          mix_[3 * l + i] = float(std::bit_cast<_Float16>(half));
+        }
+      }
+    }
   } else if (pending_ == kind::matrix) {
     const auto in = isa::instr(o.matrix);
     const auto& f = isa::info(in);
@@ -256,6 +275,26 @@ void plugin::after_instruction(wave& w, const op& o) {
           w.v[o.dst[0].reg + 1][l] = uint32_t(q >> 32);
           break;
         }
+      }
+    }
+    return;
+  }
+  if (k == kind::fma_mix) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_v_fma_mix_f32_vop3p computes `a * b + c` as two binary32
+    // operations, and its SIMD path (simd_glue.h, try_execute_vop3p_fma_mix_simd) keeps them separate on purpose
+    // ("bit-exact with separate multiply/add"); the mixlo/mixhi forms then round that to binary16.
+    const std::string_view m = base_mnemonic(w, o);
+    uint32_t* d = vdst(w, o.dst[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!w.lane_on(l)) continue;
+      // volatile: two roundings, whatever contraction the host compiler would do.
+      const volatile float prod = mix_[3 * l] * mix_[3 * l + 1];
+      float r = prod + mix_[3 * l + 2];
+      if (o.clamp) r = std::clamp(r, 0.0f, 1.0f);  // as rocJITsu's: a NaN stays NaN
+      if (m == "v_fma_mix_f32") d[l] = std::bit_cast<uint32_t>(r);
+      else {
+        const uint32_t h = std::bit_cast<uint16_t>(_Float16(r));
+        d[l] = m == "v_fma_mixlo_f16" ? (d[l] & 0xffff0000u) | h : (d[l] & 0xffffu) | h << 16;
       }
     }
     return;

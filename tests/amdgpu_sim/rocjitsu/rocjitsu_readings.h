@@ -36,9 +36,13 @@ enum class reading : uint8_t {
   // alternating between lanes j and j + 16 (rocJITsu's wmma_input_loc), where AMD's layout tables (reference/isa)
   // hold K/2 consecutive elements per lane.
   iu4_swmmac_layout,
+  // v_fma_mix_f32 (and the f32 value v_fma_mixlo/hi_f16 round to binary16): S0 * S1 rounded to binary32, then + S2
+  // rounded again, where the ISA fuses the two (one rounding).
+  fma_mix_unfused,
 };
 
-// "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout".
+// "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout",
+// "fma-mix-unfused".
 std::optional<reading> parse(std::string_view name);
 std::string_view name(reading r);
 std::vector<std::string_view> all_names();
@@ -54,7 +58,7 @@ class plugin final : public machine::plugin {
   const std::vector<uint64_t>& replaced() const { return replaced_; }
 
  private:
-  enum class kind : uint8_t { none, salu_float, transcendental, fma_f64, matrix };
+  enum class kind : uint8_t { none, salu_float, transcendental, fma_f64, matrix, fma_mix };
   kind classify(const machine::wave& w, const machine::op& o, unsigned& which) const;
   std::vector<reading> readings_;
   std::vector<uint64_t> replaced_;
@@ -63,6 +67,7 @@ class plugin final : public machine::plugin {
   unsigned pending_reading_ = 0;
   std::vector<uint32_t> a_, b_, c_, index_, src_;
   std::vector<uint64_t> src64_;  // v_fma_f64: S0, S1, S2 of each lane
+  std::vector<float> mix_;       // v_fma_mix*: the three widened sources of each lane
 };
 
 // Not a reading but a witness, for the one difference no plugin can reproduce here: rocJITsu's RDNA3/RDNA4 operand
