@@ -4,7 +4,7 @@
 // from a device config, write memory, submit an AQL dispatch packet, run, read back.
 //
 //   tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult
-//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE [--trace-workgroup N]]
+//                      --executor "rocjitsu <commit> <config>" [--race] [--trace FILE [--trace-workgroup N] [--trace-wave W]]
 //                      [--max-ticks N] [--dump DIR]
 //
 // The launch is the one this simulator would run (tileprobe's runtime builds both): the kernarg segment is the
@@ -182,10 +182,11 @@ class halt_watch final : public rocjitsu::ExecutionPlugin {
 // --trace: wave 0 of one workgroup (the first wave rocJITsu dispatches for it), each instruction's changed VGPRs.
 class wave_trace final : public rocjitsu::ExecutionPlugin {
  public:
-  wave_trace(std::ostream& out, uint64_t image_base, uint32_t workgroup)
-      : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base), workgroup_(workgroup) {}
+  // `wave`: the workgroup's waves in the order rocJITsu dispatches them (its wave i is the one with wave id i here).
+  wave_trace(std::ostream& out, uint64_t image_base, uint32_t workgroup, uint32_t wave)
+      : ExecutionPlugin("tileprobe-wave-trace"), out_(out), base_(image_base), workgroup_(workgroup), wave_(wave) {}
   void onAmdgpuWavefrontDispatched(rocjitsu::amdgpu::Wavefront& wf) override {
-    if (!traced_ && !done_ && wf.wg_id() == workgroup_) traced_ = &wf;
+    if (!traced_ && !done_ && wf.wg_id() == workgroup_ && seen_++ == wave_) traced_ = &wf;
   }
   void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
     if (&wf == traced_) traced_ = nullptr, done_ = true;
@@ -226,6 +227,7 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
   std::ostream& out_;
   uint64_t base_;
   uint32_t workgroup_;
+  uint32_t wave_, seen_ = 0;
   uint64_t pc_ = 0;
   rocjitsu::amdgpu::Wavefront* traced_ = nullptr;
   bool done_ = false;
@@ -234,7 +236,7 @@ class wave_trace final : public rocjitsu::ExecutionPlugin {
 
 int run(int argc, char** argv) {
   std::string config_path, code_path, launch_path, out_path, executor, trace_path, dump;
-  uint32_t trace_workgroup = 0;
+  uint32_t trace_workgroup = 0, trace_wave = 0;
   bool race = false;
   uint64_t max_ticks = default_max_ticks;
   for (int i = 1; i < argc; ++i) {
@@ -252,6 +254,7 @@ int run(int argc, char** argv) {
     else if (a == "--trace") trace_path = value();
     else if (a == "--dump") dump = value();
     else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
+    else if (a == "--trace-wave") trace_wave = uint32_t(std::stoul(value()));
     else if (a == "--max-ticks") {
       const std::string v = value();
       char* end = nullptr;
@@ -260,10 +263,10 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-rocjitsu-runner --config CONFIG.json --code KEY.co --launch ID.tplaunch --out ID.tpresult\n"
-                   "                          --executor TEXT [--race] [--trace FILE [--trace-workgroup N]] [--max-ticks N]\n"
+                   "                          --executor TEXT [--race] [--trace FILE [--trace-workgroup N] [--trace-wave W]] [--max-ticks N]\n"
                    "                          [--dump DIR]\n"
                    "  runs one recorded launch under rocJITsu and writes its result; --race attaches rocJITsu's race\n"
-                   "  detector and prints its summary; --trace writes wave 0 of workgroup 0 (or N)'s changed VGPRs per\n"
+                   "  detector and prints its summary; --trace writes wave W (0) of workgroup N (0)'s changed VGPRs per\n"
                    "  instruction to FILE (tp-sim-replay --trace writes the same for the simulator); --dump DIR writes\n"
                    "  rocJITsu's final buffers as DIR/<id>.<buffer>.bin (tp-sim-replay --dump: the simulator's);\n"
                    "  --max-ticks caps the engine's simulated time (default " +
@@ -342,7 +345,7 @@ int run(int argc, char** argv) {
     if (!trace_path.empty()) {
       trace_file.open(trace_path);
       if (!trace_file) throw usage_error("cannot write " + trace_path);
-      plugins->add(std::make_unique<wave_trace>(trace_file, code_base, trace_workgroup));
+      plugins->add(std::make_unique<wave_trace>(trace_file, code_base, trace_workgroup, trace_wave));
     }
     soc->set_plugin_group(plugins);
     plugins->onInit();

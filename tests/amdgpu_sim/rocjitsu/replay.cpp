@@ -1,7 +1,7 @@
 // tp-sim-replay: every launch of the rocJITsu corpus (README.md beside this file) run again on this simulator and
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
-//   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N]]] [--races] [--dump DIR]
+//   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N] [--trace-wave W]]] [--races] [--dump DIR]
 //                 [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
@@ -101,7 +101,7 @@ struct code_store {
 // --trace: wave 0 of workgroup 0, each instruction's address and the VGPRs it changed (tp-rocjitsu-runner's format).
 class wave_trace final : public machine::plugin {
  public:
-  wave_trace(std::ostream& out, uint32_t workgroup) : out_(out), workgroup_(workgroup) {}
+  wave_trace(std::ostream& out, uint32_t workgroup, uint32_t wave) : out_(out), workgroup_(workgroup), wave_(wave) {}
   bool observes_instructions() const override { return true; }
   void before_instruction(machine::wave& w, const machine::op&) override {
     if (traced(w)) std::memcpy(before_, w.v, sizeof before_);
@@ -123,9 +123,10 @@ class wave_trace final : public machine::plugin {
   }
 
  private:
-  bool traced(const machine::wave& w) const { return w.id == 0 && w.wg && w.wg->linear_id == workgroup_; }
+  bool traced(const machine::wave& w) const { return w.id == wave_ && w.wg && w.wg->linear_id == workgroup_; }
   std::ostream& out_;
   uint32_t workgroup_;
+  uint32_t wave_;
   uint32_t before_[machine::vgpr_file_rows][machine::wave_lanes];
 };
 
@@ -218,7 +219,7 @@ bool alias_mode_summary(const std::string& witness, const std::string& finding, 
 
 int run(int argc, char** argv) {
   std::string corpus, only, dump, known_path, finding, trace_path;
-  uint32_t trace_workgroup = 0;
+  uint32_t trace_workgroup = 0, trace_wave = 0;
   std::vector<rocjitsu_readings::reading> readings;
   std::string witness;
   bool races = false;
@@ -241,6 +242,7 @@ int run(int argc, char** argv) {
       if (witness != "sgpr-102-103") throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103)");
     }
     else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
+    else if (a == "--trace-wave") trace_wave = uint32_t(std::stoul(value()));
     else if (a == "--as-rocjitsu") {
       const std::string list = value();
       for (std::size_t at = 0; at <= list.size();) {
@@ -261,12 +263,13 @@ int run(int argc, char** argv) {
                    "                     [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
-                   "  replays the launch ID alone (--trace FILE [--trace-workgroup N]: wave 0 of workgroup 0 or N's changed VGPRs per instruction,\n"
+                   "  replays the launch ID alone (--trace FILE [--trace-workgroup N] [--trace-wave W]: wave W (0) of workgroup N (0)'s changed VGPRs per instruction,\n"
                    "  as tp-rocjitsu-runner --trace writes them); --races prints the LDS hazards the machine's\n"
                    "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
                    "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
-                   "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused)\n"
+                   "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused,\n"
+                   "  unpacked-workitem-id)\n"
                    "  and requires\n"
                    "  each to give rocJITsu's bytes. --finding F --witness sgpr-102-103 replays every launch and requires\n"
                    "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
@@ -354,7 +357,7 @@ int run(int argc, char** argv) {
       if (!trace_path.empty()) {
         trace_file.open(trace_path);
         if (!trace_file) throw usage_error("cannot write " + trace_path);
-        trace.emplace(trace_file, trace_workgroup);
+        trace.emplace(trace_file, trace_workgroup, trace_wave);
       }
       const auto ours = run_here(*co, l, races ? &found : nullptr, extra, trace ? &*trace : nullptr);
       if (!dump.empty()) {

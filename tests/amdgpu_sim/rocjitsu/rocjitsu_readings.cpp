@@ -20,13 +20,14 @@ namespace {
 using namespace machine;
 namespace isa = tp::ref::isa;
 
-constexpr std::array<std::pair<reading, std::string_view>, 6> names = {{
+constexpr std::array<std::pair<reading, std::string_view>, 7> names = {{
     {reading::salu_float_scc, "salu-float-scc"},
     {reading::host_transcendentals, "host-transcendentals"},
     {reading::mma_f32_sequential, "mma-f32-sequential"},
     {reading::fma_f64_nan_order, "fma-f64-nan-order"},
     {reading::iu4_swmmac_layout, "iu4-swmmac-layout"},
     {reading::fma_mix_unfused, "fma-mix-unfused"},
+    {reading::unpacked_workitem_id, "unpacked-workitem-id"},
 }};
 
 // The mnemonic without its encoding suffix (the printer's "v_exp_f32_e32").
@@ -148,6 +149,25 @@ std::vector<std::string_view> all_names() {
 
 plugin::plugin(std::vector<reading> readings) : readings_(std::move(readings)), replaced_(readings_.size(), 0) {}
 
+// vm/amdgpu/command_processor.cpp: the workitem IDs are packed into v0 only where the command processor's packed_tid
+// is set, which config/config_loader.cpp sets for CDNA3, CDNA4 and gfx1250 alone; for RDNA3 and RDNA4 it writes X to
+// v0, Y to v1 and Z to v2 (as many as ENABLE_VGPR_WORKITEM_ID says; the wave's VGPRs were zeroed at allocation).
+// This simulator packed the enabled components into v0 (initial_state.cpp), so they are read back from there.
+void plugin::wave_start(wave& w) {
+  for (unsigned r = 0; r < readings_.size(); ++r) {
+    if (readings_[r] != reading::unpacked_workitem_id) continue;
+    bool changed = false;
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      const uint32_t packed = w.v[0][l];
+      w.v[0][l] = packed & 0x3ffu;
+      w.v[1][l] = (packed >> 10) & 0x3ffu;
+      w.v[2][l] = (packed >> 20) & 0x3ffu;
+      changed |= (packed >> 10) != 0;
+    }
+    if (changed) ++replaced_[r];
+  }
+}
+
 plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const {
   const std::string_view m = base_mnemonic(w, o);
   for (unsigned r = 0; r < readings_.size(); ++r) {
@@ -164,6 +184,8 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
         break;
       case reading::fma_f64_nan_order:
         if (m == "v_fma_f64") return kind::fma_f64;
+        break;
+      case reading::unpacked_workitem_id:  // wave_start, not an instruction
         break;
       case reading::fma_mix_unfused:
         if (m == "v_fma_mix_f32" || m == "v_fma_mixlo_f16" || m == "v_fma_mixhi_f16") return kind::fma_mix;

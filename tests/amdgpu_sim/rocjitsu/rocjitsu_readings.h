@@ -39,10 +39,13 @@ enum class reading : uint8_t {
   // v_fma_mix_f32 (and the f32 value v_fma_mixlo/hi_f16 round to binary16): S0 * S1 rounded to binary32, then + S2
   // rounded again, where the ISA fuses the two (one rounding).
   fma_mix_unfused,
+  // The work-item IDs at wave start: X in v0, Y in v1, Z in v2 (the GFX9 layout), where gfx11 and gfx12 deliver them
+  // packed in v0 (X [9:0], Y [19:10], Z [29:20]).
+  unpacked_workitem_id,
 };
 
 // "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout",
-// "fma-mix-unfused".
+// "fma-mix-unfused", "unpacked-workitem-id".
 std::optional<reading> parse(std::string_view name);
 std::string_view name(reading r);
 std::vector<std::string_view> all_names();
@@ -51,9 +54,10 @@ class plugin final : public machine::plugin {
  public:
   explicit plugin(std::vector<reading> readings);
   bool observes_instructions() const override { return true; }
+  void wave_start(machine::wave& w) override;
   void before_instruction(machine::wave& w, const machine::op& o) override;
   void after_instruction(machine::wave& w, const machine::op& o) override;
-  // Instructions whose result a reading replaced (per reading, in the order given): a reading that replaced
+  // Instructions whose result a reading replaced (unpacked-workitem-id: waves whose v0 it changed) (per reading, in the order given): a reading that replaced
   // nothing in a launch explains nothing there.
   const std::vector<uint64_t>& replaced() const { return replaced_; }
 
