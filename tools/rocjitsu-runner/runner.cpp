@@ -142,9 +142,9 @@ std::string unfinished_waves(rocjitsu::amdgpu::CommandProcessor& cp, uint64_t im
 // Every wave must end at s_endpgm. At a3c6becc8b rocJITsu's compute unit also halts a wave, silently unless its VM
 // log group is compiled in, when the words at its program counter do not decode (vm/amdgpu/compute_unit.cpp,
 // issue_instruction: InvalidInst or a null decode) and when s_setpc/s_swappc jumps to address 0; the dispatch then
-// "finishes" with that wave's remaining stores never made. This watch keeps, per wave, whether the instruction it
-// last began was s_endpgm (s_endpgm halts the wave inside its own execution, before any after-hook), and reports the
-// first wave that halted otherwise: where it stopped and what it had begun last.
+// "finishes" with that wave's remaining stores never made. This watch keeps, per wave, the instruction it last began
+// (s_endpgm halts the wave inside its own execution, before any after-hook), and reports the first wave that halted
+// after anything but s_endpgm: where it stopped and what it had begun last.
 class halt_watch final : public rocjitsu::ExecutionPlugin {
  public:
   explicit halt_watch(uint64_t image_base) : ExecutionPlugin("tileprobe-halt-watch"), base_(image_base) {}
@@ -153,12 +153,11 @@ class halt_watch final : public rocjitsu::ExecutionPlugin {
                                         rocjitsu::amdgpu::Wavefront& wf) override {
     began& b = last_[&wf];
     b.pc = pc;
-    b.endpgm = std::string_view(inst.mnemonic()) == "s_endpgm";
     b.mnemonic = inst.mnemonic();
   }
   void onAmdgpuWavefrontHalted(rocjitsu::amdgpu::Wavefront& wf) override {
     const began& b = last_[&wf];
-    if (b.endpgm || !first_.empty()) return;
+    if (b.mnemonic == "s_endpgm" || !first_.empty()) return;
     char line[256];
     std::snprintf(line, sizeof line, "workgroup %u wave %u halted at image+0x%llx without s_endpgm (last began: %s at image+0x%llx)",
                   wf.wg_id(), wf.wf_id(), static_cast<unsigned long long>(wf.pc - base_),
@@ -171,8 +170,7 @@ class halt_watch final : public rocjitsu::ExecutionPlugin {
  private:
   struct began {
     uint64_t pc = 0;
-    bool endpgm = false;
-    std::string mnemonic;
+    std::string mnemonic;  // the instruction's (rocJITsu's Instruction does not outlive its execution)
   };
   uint64_t base_;
   std::unordered_map<const rocjitsu::amdgpu::Wavefront*, began> last_;

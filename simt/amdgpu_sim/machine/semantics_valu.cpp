@@ -511,11 +511,7 @@ enum class mix_dst : uint8_t { f32, lo16, hi16 };
 template <mix_dst D>
 void v_fma_mix(wave& w, const op& o) {
   const lane_ref S[3] = {read(w, o.src[0]), read(w, o.src[1]), read(w, o.src[2])};
-  const auto in = [&](unsigned i, unsigned l) -> float {
-    const uint32_t x = S[i][l];
-    if (!((o.op_sel_hi >> i) & 1u)) return f32(mod32(x, o.src[i].mods));
-    return float(h(mod16(uint16_t((o.op_sel >> i) & 1u ? x >> 16 : x), o.src[i].mods)));
-  };
+  const auto in = [&](unsigned i, unsigned l) { return mix_source(o, i, S[i][l]); };
   lanes32(w, o, [&](unsigned l) -> uint32_t {
     float r = std::fma(in(0, l), in(1, l), in(2, l));
     if (o.clamp) r = clamp01(r);

@@ -123,6 +123,13 @@ inline uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 inline double f64(uint64_t b) { return std::bit_cast<double>(b); }
 inline uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
 
+// Source i of a v_fma_mix* (VOP3P mixed precision, RDNA3/RDNA4 §16.10), x its 32-bit register value, widened exactly
+// to binary32: op_sel_hi bit i says binary16, op_sel bit i which half; neg/abs act on the value in its own format.
+inline float mix_source(const op& o, unsigned i, uint32_t x) {
+  if (!((o.op_sel_hi >> i) & 1u)) return f32(mod32(x, o.src[i].mods));
+  return float(std::bit_cast<_Float16>(mod16(uint16_t((o.op_sel >> i) & 1u ? x >> 16 : x), o.src[i].mods)));
+}
+
 // Stops the dispatch with the kernel, the PC and the instruction text: nothing the machine cannot model is skipped.
 [[noreturn]] void fail(const wave& w, const op& o, const std::string& what);
 

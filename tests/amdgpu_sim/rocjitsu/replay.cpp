@@ -207,16 +207,6 @@ std::string compare(const std::vector<std::vector<uint8_t>>& ours, const record:
   return "";
 }
 
-// --witness's summary line; false when not in that mode.
-bool alias_mode_summary(const std::string& witness, const std::string& finding, unsigned witnessed, unsigned unwitnessed,
-                        unsigned reached_unlisted, unsigned others, unsigned unreplayable) {
-  if (witness.empty()) return false;
-  std::cout << witnessed << " launches of " << finding << " differ and run instructions rocJITsu's s102/s103 alias "
-            << "changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
-            << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
-  return true;
-}
-
 int run(int argc, char** argv) {
   std::string corpus, only, dump, known_path, finding, trace_path;
   uint32_t trace_workgroup = 0, trace_wave = 0;
@@ -269,9 +259,8 @@ int run(int argc, char** argv) {
                    "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
                    "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused,\n"
-                   "  unpacked-workitem-id)\n"
-                   "  and requires\n"
-                   "  each to give rocJITsu's bytes. --finding F --witness sgpr-102-103 replays every launch and requires\n"
+                   "  unpacked-workitem-id) and requires each to give rocJITsu's bytes. --finding F --witness\n"
+                   "  sgpr-102-103 replays every launch and requires\n"
                    "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
                    "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
                    "  77 empty.\n";
@@ -306,22 +295,20 @@ int run(int argc, char** argv) {
       known[line.substr(0, space)] = line.substr(space + 1);
     }
   }
-  // --finding: the launches of that class only (a listed finding's first word is its class).
+  // Whether --known lists the launch with finding F (a listed finding's first word is its class).
+  const auto in_finding = [&](const std::string& id) {
+    const auto it = known.find(id);
+    return it != known.end() && it->second.substr(0, it->second.find(' ')) == finding;
+  };
+  // --finding with a reading: the launches of that class only (the witness replays them all).
   if (!finding.empty() && witness.empty()) {
-    std::erase_if(launches, [&](const fs::path& p) {
-      const auto it = known.find(p.stem().string());
-      return it == known.end() || it->second.substr(0, it->second.find(' ')) != finding;
-    });
+    std::erase_if(launches, [&](const fs::path& p) { return !in_finding(p.stem().string()); });
     if (launches.empty()) throw usage_error(known_path + " lists no launch with finding " + finding);
   }
   code_store store;
   store.add_objects(objects);
   unsigned agree = 0, disagree = 0, as_known = 0, stale = 0, unreplayable = 0, explained = 0, unexplained = 0;
   unsigned witnessed = 0, unwitnessed = 0, reached_unlisted = 0, others = 0;
-  const auto in_finding = [&](const std::string& id) {
-    const auto it = known.find(id);
-    return it != known.end() && it->second.substr(0, it->second.find(' ')) == finding;
-  };
   std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
@@ -428,7 +415,10 @@ int run(int argc, char** argv) {
       std::cout << "FAIL " << id << " " << what << ": " << diff << '\n';
     }
   }
-  if (alias_mode_summary(witness, finding, witnessed, unwitnessed, reached_unlisted, others, unreplayable)) {
+  if (!witness.empty()) {
+    std::cout << witnessed << " launches of " << finding << " differ and run instructions rocJITsu's s102/s103 alias "
+              << "changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
+              << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
     return unwitnessed || reached_unlisted || unreplayable ? 1 : 0;
   }
   if (!readings.empty()) {

@@ -219,19 +219,12 @@ void plugin::before_instruction(wave& w, const op& o) {
     for (unsigned s = 0; s < 3; ++s)
       for (unsigned l = 0; l < wave_lanes; ++l) src64_[3 * l + s] = mod64(read64(w, o.src[s], l), o.src[s].mods);
   } else if (pending_ == kind::fma_mix) {
-    // The sources as this simulator widens them (semantics_valu.cpp, v_fma_mix; rocJITsu's read_mix_src in
+    // The sources as this simulator widens them (wave.h, mix_source; rocJITsu's read_mix_src in
     // execute_v_fma_mix_f32_vop3p reads them alike: op_sel_hi picks binary16, op_sel its half, neg/abs on the value).
     mix_.resize(3 * wave_lanes);
     for (unsigned i = 0; i < 3; ++i) {
       const lane_ref x = read(w, o.src[i]);
-      for (unsigned l = 0; l < wave_lanes; ++l) {
-        if (!((o.op_sel_hi >> i) & 1u)) {
-          mix_[3 * l + i] = std::bit_cast<float>(mod32(x[l], o.src[i].mods));
-        } else {
-          const uint16_t half = mod16(uint16_t((o.op_sel >> i) & 1u ? x[l] >> 16 : x[l]), o.src[i].mods);
-          mix_[3 * l + i] = float(std::bit_cast<_Float16>(half));
-        }
-      }
+      for (unsigned l = 0; l < wave_lanes; ++l) mix_[3 * l + i] = mix_source(o, i, x[l]);
     }
   } else if (pending_ == kind::matrix) {
     const auto in = isa::instr(o.matrix);

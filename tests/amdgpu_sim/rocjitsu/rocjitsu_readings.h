@@ -57,8 +57,8 @@ class plugin final : public machine::plugin {
   void wave_start(machine::wave& w) override;
   void before_instruction(machine::wave& w, const machine::op& o) override;
   void after_instruction(machine::wave& w, const machine::op& o) override;
-  // Instructions whose result a reading replaced (unpacked-workitem-id: waves whose v0 it changed) (per reading, in the order given): a reading that replaced
-  // nothing in a launch explains nothing there.
+  // Per reading, in the order given: the instructions whose result it replaced (unpacked-workitem-id: the waves
+  // whose v0 it changed). A reading that replaced nothing in a launch explains nothing there.
   const std::vector<uint64_t>& replaced() const { return replaced_; }
 
  private:
