@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -244,6 +246,9 @@ class device_buffer {
     return w;
   }
   std::optional<access_report> unwritten_reads() const { return sh_->unwritten; }
+  // Which members of T hold device addresses (byte offsets in an element): only tileprobe's AMDGPU simulator uses it
+  // (the GPU backend's holds_device_addresses); the CPU backend records no launch.
+  void holds_device_addresses(std::initializer_list<std::size_t> member_offsets) const { (void)member_offsets; }
 
  private:
   // The first n elements from the host: host-initialised, and the read evidence starts afresh.
@@ -566,6 +571,23 @@ class device_buffer {
     gpu_detail::check(TP_GPU_API(GetLastError)(), "poison");
   }
   gmem<T> view() { return gmem<T>{d_}; }
+  // The members at these byte offsets of every element hold device addresses the host wrote there (a kernel's
+  // descriptors). A GPU needs no word of it; tileprobe's AMDGPU simulator then records a launch that reads this buffer
+  // (TILEPROBE_SIM_RECORD_DIR) with the buffers those addresses point into, relocated for another executor
+  // (tpHipSimDeclareAddressWords). Declare after the last resize: a resize may move the buffer.
+  void holds_device_addresses(std::initializer_list<std::size_t> member_offsets) const {
+  #if TP_BACKEND_HIP
+    if (!tpHipRuntimeIsSimulator() || n_ == 0) return;
+    std::vector<unsigned long long> words;
+    for (std::size_t i = 0; i < n_; ++i)
+      for (const std::size_t m : member_offsets) words.push_back(i * sizeof(T) + m);
+    if (tpHipSimDeclareAddressWords(d_, words.data(), words.size()) != 0)
+      throw std::invalid_argument("device_buffer::holds_device_addresses: a member is not an aligned 8-byte word of the "
+                                  "element");
+  #else
+    (void)member_offsets;
+  #endif
+  }
   // A GPU cannot tell; tileprobe's AMDGPU simulator can for a buffer the host never wrote (an uninitialised one:
   // every written byte there is a kernel's): an element counts as kernel-written when all its bytes are.
   std::optional<std::vector<bool>> kernel_written() const {

@@ -33,6 +33,7 @@ static constexpr int GGML_CUDA_FATTN_OP_PARAM_FORCE_VEC = -1;  // read only by g
 #endif
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -340,6 +341,11 @@ void hand_descriptors(const std::vector<ggml_cuda_fattn_kvarn_desc>& descs, int 
   kv.V_desc.resize(n_head);
   kv.K_desc.upload(descs.data(), n_head);
   kv.V_desc.upload(descs.data() + n_head, n_head);
+  // The descriptors' pointers, so that a launch recorded on the simulator for another executor carries the stage and
+  // records they point to (tests/amdgpu_sim/rocjitsu).
+  for (auto* d : {&kv.K_desc, &kv.V_desc})
+    d->holds_device_addresses({offsetof(ggml_cuda_fattn_kvarn_desc, records), offsetof(ggml_cuda_fattn_kvarn_desc, stage),
+                               offsetof(ggml_cuda_fattn_kvarn_desc, indices)});
   kv.k = reinterpret_cast<const char*>(ptr(kv.K_desc));
   kv.v = reinterpret_cast<const char*>(ptr(kv.V_desc));
   kv.nb11 = kv.nb21 = 0;

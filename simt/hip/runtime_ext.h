@@ -17,6 +17,11 @@ long long tpHipSimUnwrittenLoads(const void* device_ptr);
 // allocation the host never wrote (no copy to it, no memset). Returns 0, or -1 when not simulated, not inside one
 // allocation, or the host wrote it (written then no longer means kernel-written).
 int tpHipSimKernelWritten(const void* device_ptr, unsigned char* flags, unsigned long long bytes);
+// On the simulator: the 8-byte words at device_ptr + byte_offsets[i] (n of them) hold device addresses the host wrote
+// there (a kernel's descriptors), so that a launch recorded for another executor (TILEPROBE_SIM_RECORD_DIR) carries
+// the buffers they point to and relocates them. Returns 0, or -1 when not simulated or a word is unaligned or not
+// inside the allocation that contains device_ptr.
+int tpHipSimDeclareAddressWords(const void* device_ptr, const unsigned long long* byte_offsets, unsigned long long n);
 // On the simulator: how the waves of a workgroup are scheduled in later launches (0 in order, 1 reverse, 2 random
 // from `seed`, 3 adversarial: simt/amdgpu_sim/machine.h wave_schedule) and whether the LDS race detector runs.
 // Returns 0, or -1 when not simulated or `policy` is out of range.

@@ -12,7 +12,8 @@
 // them: rocJITsu leaves them zero), and the dispatch packet is runtime/kernarg.h's build_dispatch_packet (grid,
 // block, static + dynamic LDS, private segment), with rocJITsu's header and kernel object. The target is checked:
 // the code object's arch must be the launch's, and the config's ISA family the arch's (gfx1201 rdna4, gfx1100 rdna3).
-// Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg runs unrelocated.
+// Buffers sit at their canonical addresses (launch_record.h), so the recorded kernarg and the addresses buffers hold
+// (buffer_relocations) run unrelocated.
 //
 // --race attaches rocJITsu's race detector plugin and prints its summary (docs/race-detectors.md).
 // --trace FILE writes, for wave 0 of workgroup 0 (--trace-workgroup N: of workgroup N, linear id), one line per

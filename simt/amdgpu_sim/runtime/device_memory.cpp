@@ -80,6 +80,23 @@ std::optional<std::pair<uint64_t, std::size_t>> device_memory::allocation_contai
   return std::pair{a->base, a->size};
 }
 
+bool device_memory::declare_address_words(uint64_t addr, std::span<const uint64_t> offsets) {
+  allocation* a = lookup(addr, 1);
+  if (!a) return false;
+  for (const uint64_t off : offsets)
+    if ((addr + off) % 8 != 0 || lookup(addr + off, 8) != a) return false;
+  for (const uint64_t off : offsets) a->address_words.push_back(addr + off - a->base);
+  std::sort(a->address_words.begin(), a->address_words.end());
+  a->address_words.erase(std::unique(a->address_words.begin(), a->address_words.end()), a->address_words.end());
+  return true;
+}
+
+std::span<const uint64_t> device_memory::address_words(uint64_t base) const {
+  const auto it = allocations_.find(base);
+  if (it == allocations_.end()) return {};
+  return it->second->address_words;
+}
+
 void device_memory::fault(uint64_t addr, std::size_t bytes, const char* what) const {
   std::string msg = std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(addr) + " is outside every allocation";
   for (const auto& f : freed_)

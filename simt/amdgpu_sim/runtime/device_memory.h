@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,6 +81,16 @@ class device_memory final {
   // kernel argument points into).
   std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const;
 
+  // The host's word that the 8-byte words at `addr + offsets[i]` hold device addresses (a struct of pointers it
+  // uploaded, as a kernel's descriptors): the launch recorder follows them to the allocations they point into and
+  // records them as relocations (launch_recorder.h). Kept with the allocation until it is freed; a word may be
+  // declared again. false (nothing kept) when a word is not 8-byte aligned or not inside the one live allocation that
+  // contains addr.
+  bool declare_address_words(uint64_t addr, std::span<const uint64_t> offsets);
+  // The declared address words of the allocation that starts at `base`, as offsets from base, ascending; empty for
+  // none or no such allocation.
+  std::span<const uint64_t> address_words(uint64_t base) const;
+
  private:
   struct allocation {
     uint64_t base = 0;
@@ -89,6 +100,7 @@ class device_memory final {
     std::size_t unwritten_bytes = 0;   // flags still 0: when 0, loads skip the per-byte check
     unwritten_loads unwritten;         // since the last host write of the allocation
     bool host_written = false;         // a host copy or memset wrote some of it
+    std::vector<uint64_t> address_words;  // declare_address_words, from base, ascending, unique
   };
   allocation& find(uint64_t addr, std::size_t bytes, const char* what);
   const allocation& find(uint64_t addr, std::size_t bytes, const char* what) const;

@@ -249,6 +249,18 @@ int tpHipSimKernelWritten(const void* device_ptr, unsigned char* flags, unsigned
 #endif
 }
 
+int tpHipSimDeclareAddressWords(const void* device_ptr, const unsigned long long* byte_offsets, unsigned long long n) {
+#if TP_HIP_SIM
+  if (!simulating()) return -1;
+  std::lock_guard<std::mutex> g(simulated().lock());
+  const std::vector<uint64_t> offsets(byte_offsets, byte_offsets + n);
+  return simulated().memory().declare_address_words(addr(device_ptr), offsets) ? 0 : -1;
+#else
+  (void)device_ptr, (void)byte_offsets, (void)n;
+  return -1;
+#endif
+}
+
 int tpHipSimSetSchedule(int policy, unsigned long long seed, int detect_lds_races) {
 #if TP_HIP_SIM
   if (!simulating() || policy < 0 || policy > int(sim::wave_schedule::adversarial)) return -1;

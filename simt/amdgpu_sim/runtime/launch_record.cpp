@@ -100,6 +100,12 @@ std::vector<uint8_t> encode(const launch& l) {
     blobs.emplace_back(b);
   }
   h["buffer_bytes"] = sizes;
+  // Only where a buffer holds addresses: the launches without any keep the encoding (and id) they had before.
+  if (!l.buffer_relocations.empty()) {
+    json brel = json::array();
+    for (const auto& r : l.buffer_relocations) brel.push_back({r.holder, r.offset, r.buffer, r.delta});
+    h["buffer_relocations"] = brel;
+  }
   return assemble(launch_magic, h, blobs);
 }
 
@@ -125,6 +131,16 @@ launch decode_launch(std::span<const uint8_t> file) {
                         " names buffer " + std::to_string(x.buffer) + " or a word outside the segment");
       l.relocations.push_back(x);
     }
+    if (h.contains("buffer_relocations"))
+      for (const auto& r : h.at("buffer_relocations")) {
+        buffer_relocation x{r.at(0), r.at(1), r.at(2), r.at(3)};
+        if (x.holder >= l.buffers.size() || x.buffer >= l.buffers.size() || x.offset % 8 != 0 ||
+            x.offset + 8 > l.buffers[x.holder].size())
+          throw sim_error("launch record: buffer relocation at offset " + std::to_string(x.offset) + " of buffer " +
+                          std::to_string(x.holder) + " names buffer " + std::to_string(x.buffer) +
+                          ", an unaligned word or a word outside the buffer");
+        l.buffer_relocations.push_back(x);
+      }
   } catch (const json::exception& e) {
     throw sim_error(std::string("launch record: header: ") + e.what());
   }
@@ -272,13 +288,34 @@ void write_file(const std::string& path, std::span<const uint8_t> bytes) {
   if (!f) throw sim_error("cannot write " + path);
 }
 
+uint64_t word_at(std::span<const uint8_t> bytes, uint64_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t(bytes[at + i]) << (8 * i);
+  return v;
+}
+void set_word(std::span<uint8_t> bytes, uint64_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) bytes[at + i] = uint8_t(v >> (8 * i));
+}
+
 std::vector<uint8_t> relocated_kernarg(const launch& l, std::span<const uint64_t> addresses) {
   std::vector<uint8_t> seg = l.kernarg;
-  for (const auto& r : l.relocations) {
-    const uint64_t v = addresses[r.buffer] + r.delta;
-    for (int i = 0; i < 8; ++i) seg[r.kernarg_offset + i] = uint8_t(v >> (8 * i));
-  }
+  for (const auto& r : l.relocations) set_word(seg, r.kernarg_offset, addresses[r.buffer] + r.delta);
   return seg;
+}
+
+std::vector<uint8_t> relocated_buffer(const launch& l, uint32_t holder, std::span<const uint64_t> addresses) {
+  std::vector<uint8_t> b = l.buffers.at(holder);
+  for (const auto& r : l.buffer_relocations)
+    if (r.holder == holder) set_word(b, r.offset, addresses[r.buffer] + r.delta);
+  return b;
+}
+
+void canonicalize_buffer(const launch& l, uint32_t holder, std::span<const uint64_t> addresses,
+                         std::span<uint8_t> final_bytes) {
+  for (const auto& r : l.buffer_relocations)
+    if (r.holder == holder && r.offset + 8 <= final_bytes.size() &&
+        word_at(final_bytes, r.offset) == addresses[r.buffer] + r.delta)
+      set_word(final_bytes, r.offset, canonical_address(r.buffer) + r.delta);
 }
 
 }  // namespace tp::amdgpu_sim::record

@@ -12,7 +12,9 @@
 // Layout: a first line "tileprobe-<kind> 1", a second line of JSON (the fields below), then the blobs the JSON lists,
 // back to back. Buffers are placed at canonical addresses (canonical_address()): a recorded kernarg holds those, and
 // `relocations` say which 8-byte words are buffer addresses, so an executor that places the buffers elsewhere (this
-// simulator: host memory) rewrites exactly those words. The files are a function of the launch alone (no host
+// simulator: host memory) rewrites exactly those words. A buffer may hold addresses too (a kernel's descriptors, which
+// the host declared: device_memory::declare_address_words); `buffer_relocations` name those words, canonical in the
+// recorded bytes, and a result holds them canonical again (canonicalize_buffer). The files are a function of the launch alone (no host
 // address, no time, no path), so recording the same test twice gives the same bytes.
 #pragma once
 
@@ -40,6 +42,14 @@ struct relocation {
   uint64_t delta = 0;           // the address's offset into it
 };
 
+// An 8-byte word of a buffer that holds a buffer address (a descriptor's pointer member).
+struct buffer_relocation {
+  uint32_t holder = 0;  // the buffer whose bytes hold the address
+  uint64_t offset = 0;  // the word's offset in it
+  uint32_t buffer = 0;  // which buffer the address points into
+  uint64_t delta = 0;   // the address's offset into that one
+};
+
 struct launch {
   std::string arch;                // "gfx1201"
   std::string kernel;              // the kernel symbol
@@ -51,6 +61,7 @@ struct launch {
   std::vector<uint8_t> kernarg;    // canonical addresses in the relocated words
   std::vector<relocation> relocations;
   std::vector<std::vector<uint8_t>> buffers;  // initial bytes, buffer i at canonical_address(i)
+  std::vector<buffer_relocation> buffer_relocations;  // canonical addresses in those words of `buffers`
 };
 
 // A buffer's final state in a result: its bytes when stored, else its SHA-256 (hex) and size.
@@ -94,8 +105,19 @@ std::string launch_id(std::span<const uint8_t> encoded_launch);
 std::vector<uint8_t> read_file(const std::string& path);  // throws sim_error
 void write_file(const std::string& path, std::span<const uint8_t> bytes);  // throws sim_error
 
+// The little-endian 8-byte word at byte `at` (an address in a kernarg segment or a buffer), and its store.
+uint64_t word_at(std::span<const uint8_t> bytes, uint64_t at);
+void set_word(std::span<uint8_t> bytes, uint64_t at, uint64_t v);
+
 // The kernarg segment with every relocated word pointing at `addresses[buffer] + delta`.
 std::vector<uint8_t> relocated_kernarg(const launch&, std::span<const uint64_t> addresses);
+// Buffer `holder`'s initial bytes with every address it holds pointing at `addresses[buffer] + delta`.
+std::vector<uint8_t> relocated_buffer(const launch&, uint32_t holder, std::span<const uint64_t> addresses);
+// The reverse on a buffer's final bytes: each word that still holds the address relocated_buffer wrote there is
+// canonical again (one the kernel overwrote stays as it is), so a result does not depend on where an executor put the
+// buffers.
+void canonicalize_buffer(const launch&, uint32_t holder, std::span<const uint64_t> addresses,
+                         std::span<uint8_t> final_bytes);
 
 const char* to_string(wave_schedule);
 

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace tp::amdgpu_sim {
 namespace {
@@ -52,28 +55,42 @@ void launch_recorder::launch_begin(const dispatch& d) {
   l.schedule = d.schedule;
   l.schedule_seed = d.schedule_seed;
   l.kernarg.assign(d.kernarg.begin(), d.kernarg.end());
+  // The allocation an address points into, as a buffer of the record (taken when first reached), and the address's
+  // canonical value; nullopt for an address outside every allocation (null, or a kernel's own global).
   std::map<uint64_t, uint32_t> buffer_of;  // allocation base -> buffer index
+  std::vector<uint64_t> base_of;           // buffer index -> allocation base
   uint64_t total = 0;
+  const auto reach = [&](uint64_t address) -> std::optional<std::pair<uint32_t, uint64_t>> {
+    const auto extent = mem_.allocation_containing(address);
+    if (!extent) return std::nullopt;
+    auto [it, fresh] = buffer_of.emplace(extent->first, uint32_t(l.buffers.size()));
+    if (fresh) {
+      std::vector<uint8_t> bytes(extent->second);
+      mem_.host_read(extent->first, bytes.data(), bytes.size());
+      total += bytes.size();
+      l.buffers.push_back(std::move(bytes));
+      base_of.push_back(extent->first);
+    }
+    return std::pair{it->second, address - extent->first};
+  };
   for (const kernel_arg& a : k->args) {
     if (is_hidden(a)) continue;
     for (uint32_t off = (a.offset + 7) & ~7u; off + 8 <= a.offset + a.size && off + 8 <= l.kernarg.size(); off += 8) {
-      uint64_t v = 0;
-      for (int i = 0; i < 8; ++i) v |= uint64_t(l.kernarg[off + i]) << (8 * i);
-      const auto extent = mem_.allocation_containing(v);
-      if (!extent) continue;
-      auto [it, fresh] = buffer_of.emplace(extent->first, uint32_t(l.buffers.size()));
-      if (fresh) {
-        std::vector<uint8_t> bytes(extent->second);
-        mem_.host_read(extent->first, bytes.data(), bytes.size());
-        total += bytes.size();
-        l.buffers.push_back(std::move(bytes));
-      }
-      const uint64_t delta = v - extent->first;
-      l.relocations.push_back({off, it->second, delta});
-      const uint64_t canonical = record::canonical_address(it->second) + delta;
-      for (int i = 0; i < 8; ++i) l.kernarg[off + i] = uint8_t(canonical >> (8 * i));
+      const auto to = reach(record::word_at(l.kernarg, off));
+      if (!to) continue;
+      l.relocations.push_back({off, to->first, to->second});
+      record::set_word(l.kernarg, off, record::canonical_address(to->first) + to->second);
     }
   }
+  // Then the addresses the host declared inside the buffers reached (device_memory::declare_address_words), which
+  // may reach more buffers: each buffer is visited once, in the order reached.
+  for (uint32_t holder = 0; holder < l.buffers.size(); ++holder)
+    for (const uint64_t off : mem_.address_words(base_of[holder])) {
+      const auto to = reach(record::word_at(l.buffers[holder], off));
+      if (!to) continue;
+      l.buffer_relocations.push_back({holder, off, to->first, to->second});
+      record::set_word(l.buffers[holder], off, record::canonical_address(to->first) + to->second);
+    }
   if (total > max_bytes_) {
     if (!std::exchange(size_noted_[d.kernel], true))
       std::cerr << "tileprobe simulator: not recording a launch of " << d.kernel << ": its buffers hold " << total

@@ -3,9 +3,11 @@
 // it, for another executor to replay (tools/rocjitsu-runner; tests/amdgpu_sim/rocjitsu/README.md).
 //
 // At launch_begin it takes the kernarg segment and every allocation an explicit argument's 8-byte word points into
-// (a global_buffer, or an address inside a by_value struct), with the allocation's bytes as the launch finds them:
-// the kernel reaches global memory through those pointers only (the suite's kernels hold no pointers in memory; a
-// replay's bounds checks would name one that does). The record is written at launch_end, so a launch the simulator
+// (a global_buffer, or an address inside a by_value struct), with the allocation's bytes as the launch finds them,
+// then every allocation an address the host declared inside one of those points into (a kernel's descriptors:
+// device_buffer::holds_device_addresses, device_memory::declare_address_words), and so on: the kernel reaches global
+// memory through those pointers only. An address in memory that no one declared is not followed (a replay's bounds
+// checks would name the access through it). The record is written at launch_end, so a launch the simulator
 // stopped (an unimplemented instruction, a fault) is never recorded.
 //
 // Kept per process: the first `per_kernel` launches of each kernel (TILEPROBE_SIM_RECORD_PER_KERNEL, default 2: a

@@ -2,7 +2,7 @@
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
 //   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N] [--trace-wave W]]] [--races] [--dump DIR]
-//                 [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...
+//                 [--schedule S] [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
 // investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
@@ -14,6 +14,10 @@
 // executed instruction: its address in the code object and every VGPR it changed, all 32 lanes;
 // tp-rocjitsu-runner --trace writes the same lines under rocJITsu (tools/rocjitsu-runner/README.md says how to
 // compare them).
+// --schedule S runs each launch's waves in another order than the recorded one (in_order, reverse, random:SEED,
+// adversarial:SEED: machine.h wave_schedule): whether a launch's result depends on how its waves interleave. With
+// --finding F --as-rocjitsu it proves a class of racing launches: each must give rocJITsu's bytes under S with the
+// readings, and other bytes under its recorded schedule with the same readings (else S is not needed: a failure).
 // --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
 // side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
 //
@@ -35,7 +39,7 @@
 // the same kernels as long as clang emits the same machine code. A launch whose key no object has is a failure (the
 // corpus is stale: the kernel's code changed; regenerate it), never a skip.
 //
-// Comparison, per buffer the launch's kernarg points into: the final bytes equal rocJITsu's where the corpus stored
+// Comparison, per buffer the launch reaches (through its kernarg, or through the addresses a buffer holds): the final bytes equal rocJITsu's where the corpus stored
 // them, their SHA-256 equals rocJITsu's where it kept only the digest. Bit for bit, floats included: no tolerance is
 // applied, so a float difference is a disagreement to explain (README.md here: which float results the ISA defines
 // to the bit, and why no bound is derived for the approximate instructions the fa kernels execute).
@@ -53,6 +57,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "simt/amdgpu_sim/machine.h"
@@ -147,9 +153,13 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
   for (const auto& b : l.buffers) {
     const uint64_t a = mem.allocate(std::max<std::size_t>(b.size(), 1));
     if (!a) throw sim_error("out of host memory for a buffer of " + std::to_string(b.size()) + " bytes");
-    if (!b.empty()) mem.host_write(a, b.data(), b.size());
     addresses.push_back(a);
   }
+  for (uint32_t i = 0; i < l.buffers.size(); ++i)
+    if (!l.buffers[i].empty()) {
+      const std::vector<uint8_t> b = record::relocated_buffer(l, i, addresses);
+      mem.host_write(addresses[i], b.data(), b.size());
+    }
   // The code object's image (its globals), placed as the simulator's runtime places it before a first launch.
   place_image(mem, co);
   const std::vector<uint8_t> kernarg = record::relocated_kernarg(l, addresses);
@@ -180,6 +190,7 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
   for (std::size_t i = 0; i < l.buffers.size(); ++i) {
     std::vector<uint8_t> b(l.buffers[i].size());
     if (!b.empty()) mem.host_read(addresses[i], b.data(), b.size());
+    record::canonicalize_buffer(l, uint32_t(i), addresses, b);
     out.push_back(std::move(b));
   }
   return out;
@@ -213,6 +224,7 @@ int run(int argc, char** argv) {
   std::vector<rocjitsu_readings::reading> readings;
   std::string witness;
   bool races = false;
+  std::optional<std::pair<wave_schedule, uint64_t>> schedule;  // --schedule: in place of each launch's own
   std::vector<std::string> objects;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -230,6 +242,17 @@ int run(int argc, char** argv) {
     else if (a == "--witness") {
       witness = value();
       if (witness != "sgpr-102-103") throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103)");
+    }
+    else if (a == "--schedule") {
+      const std::string v = value();
+      const std::string name = v.substr(0, v.find(':'));
+      const std::string seed = v.find(':') == std::string::npos ? "0" : v.substr(v.find(':') + 1);
+      std::optional<wave_schedule> s;
+      for (auto c : {wave_schedule::in_order, wave_schedule::reverse, wave_schedule::random, wave_schedule::adversarial})
+        if (name == record::to_string(c)) s = c;
+      if (!s || seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos)
+        throw usage_error("--schedule: not in_order, reverse, random[:SEED] or adversarial[:SEED]: " + v);
+      schedule.emplace(*s, std::stoull(seed));
     }
     else if (a == "--trace-workgroup") trace_workgroup = uint32_t(std::stoul(value()));
     else if (a == "--trace-wave") trace_wave = uint32_t(std::stoul(value()));
@@ -249,17 +272,20 @@ int run(int argc, char** argv) {
       }
     }
     else if (a == "-h" || a == "--help") {
-      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR]\n"
+      std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] [--schedule S]\n"
                    "                     [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
                    "  replays the launch ID alone (--trace FILE [--trace-workgroup N] [--trace-wave W]: wave W (0) of workgroup N (0)'s changed VGPRs per instruction,\n"
                    "  as tp-rocjitsu-runner --trace writes them); --races prints the LDS hazards the machine's\n"
                    "  race detector finds in each launch; --dump DIR writes this simulator's final buffers as\n"
-                   "  DIR/<id>.<buffer>.bin. --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
+                   "  DIR/<id>.<buffer>.bin; --schedule S (in_order, reverse, random[:SEED], adversarial[:SEED]) runs\n"
+                   "  each launch's waves in that order instead of the recorded one (does a result depend on it?).\n"
+                   "  --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
                    "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused,\n"
-                   "  unpacked-workitem-id) and requires each to give rocJITsu's bytes. --finding F --witness\n"
+                   "  unpacked-workitem-id) and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
+                   "  and other bytes under the recorded schedule: a racing launch). --finding F --witness\n"
                    "  sgpr-102-103 replays every launch and requires\n"
                    "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
                    "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
@@ -312,7 +338,9 @@ int run(int argc, char** argv) {
   std::string executor;  // the results' (one corpus, one rocJITsu commit and config per arch)
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
-    const record::launch l = record::decode_launch(record::read_file(path.string()));
+    record::launch l = record::decode_launch(record::read_file(path.string()));
+    const record::launch as_recorded = l;
+    if (schedule) std::tie(l.schedule, l.schedule_seed) = *schedule;
     const std::string result_path = fs::path(path).replace_extension(".tpresult").string();
     const std::string what = l.arch + " " + l.kernel;
     if (!fs::exists(result_path)) {
@@ -332,6 +360,7 @@ int run(int argc, char** argv) {
       continue;
     }
     std::string diff;
+    bool schedule_matters = false;
     lds_hazard_report found;
     std::optional<rocjitsu_readings::plugin> reading;
     if (!readings.empty()) reading.emplace(readings);
@@ -347,6 +376,13 @@ int run(int argc, char** argv) {
         trace.emplace(trace_file, trace_workgroup, trace_wave);
       }
       const auto ours = run_here(*co, l, races ? &found : nullptr, extra, trace ? &*trace : nullptr);
+      // A reading proven under another schedule than the recorded one must need it: under the recorded schedule,
+      // with the same reading, the launch gives other bytes (its waves race; which interleaving rocJITsu ran is not
+      // ours to pick, only to find).
+      if (reading && schedule) {
+        rocjitsu_readings::plugin again(readings);
+        schedule_matters = run_here(*co, as_recorded, nullptr, &again, nullptr) != ours;
+      }
       if (!dump.empty()) {
         fs::create_directories(dump);
         for (std::size_t i = 0; i < ours.size(); ++i)
@@ -390,9 +426,18 @@ int run(int argc, char** argv) {
                   std::to_string(reading->replaced()[r]);
         replaced += reading->replaced()[r];
       }
-      if (diff.empty() && replaced > 0) {
+      if (diff.empty() && replaced > 0 && schedule && !schedule_matters) {
+        ++unexplained;
+        std::cout << "FAIL " << id << " " << what << ": gives rocJITsu's bytes under " << record::to_string(l.schedule)
+                  << ", but the same under its recorded schedule " << record::to_string(as_recorded.schedule)
+                  << ": no reason to name another schedule\n";
+      } else if (diff.empty() && replaced > 0) {
         ++explained;
-        std::cout << "EXPLAINED " << id << " " << what << " (instructions replaced: " << counts << ")\n";
+        std::cout << "EXPLAINED " << id << " " << what << " (instructions replaced: " << counts
+                  << (schedule ? std::string("; waves ") + record::to_string(l.schedule) + ", another result under the "
+                                     "recorded " + record::to_string(as_recorded.schedule)
+                               : std::string())
+                  << ")\n";
       } else {
         ++unexplained;
         std::cout << "FAIL " << id << " " << what << ": under rocJITsu's reading (" << counts << "): "

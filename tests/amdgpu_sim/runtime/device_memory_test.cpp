@@ -4,6 +4,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <cstring>
+#include <vector>
 
 #include "simt/amdgpu_sim/runtime/device_memory.h"
 
@@ -157,4 +158,25 @@ TEST_CASE("device memory: plain_range answers only inside one fully written allo
   CHECK(m.take_unwritten_loads().loads == 0);  // asking counts nothing
   REQUIRE(m.free(a));
   CHECK(m.plain_range(a, a + 4) == nullptr);  // freed
+}
+
+TEST_CASE("device memory: declared address words are kept with their allocation, as offsets from its base",
+          "[amdgpu_sim][memory]") {
+  device_memory m;
+  const uint64_t a = m.allocate(64);
+  const uint64_t words[] = {8, 24, 8};
+  CHECK(m.declare_address_words(a + 16, words));
+  const auto kept = m.address_words(a);
+  CHECK(std::vector<uint64_t>(kept.begin(), kept.end()) == std::vector<uint64_t>{24, 40});
+  SECTION("an unaligned word or one reaching past the allocation is refused, nothing kept") {
+    const uint64_t unaligned[] = {4}, outside[] = {48};
+    CHECK_FALSE(m.declare_address_words(a + 16, unaligned));
+    CHECK_FALSE(m.declare_address_words(a + 16, outside));
+    CHECK_FALSE(m.declare_address_words(a + 64, words));
+    CHECK(m.address_words(a).size() == 2);
+  }
+  SECTION("a freed allocation takes its words with it") {
+    REQUIRE(m.free(a));
+    CHECK(m.address_words(a).empty());
+  }
 }
