@@ -56,7 +56,7 @@ void launch_recorder::launch_begin(const dispatch& d) {
   l.schedule_seed = d.schedule_seed;
   l.kernarg.assign(d.kernarg.begin(), d.kernarg.end());
   // The allocation an address points into, as a buffer of the record (taken when first reached), and the address's
-  // canonical value; nullopt for an address outside every allocation (null, or a kernel's own global).
+  // offset into it; nullopt for an address outside every live allocation (null, say).
   std::map<uint64_t, uint32_t> buffer_of;  // allocation base -> buffer index
   std::vector<uint64_t> base_of;           // buffer index -> allocation base
   uint64_t total = 0;
