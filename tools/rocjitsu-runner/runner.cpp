@@ -74,7 +74,7 @@ struct rocjitsu_failure : std::runtime_error {
 
 // Where the runner puts what the launch does not place itself: all below 4 GiB, under the buffers' canonical
 // addresses (launch_record.h).
-constexpr uint64_t code_base = 0x10000;            // the code object's image (its .rodata and .text vaddrs above it)
+constexpr uint64_t code_base = record::canonical_code_base;  // the code object's image (.rodata, .text above it)
 constexpr uint64_t kernarg_address = 0x40000000;   // the kernarg segment
 constexpr uint64_t ring_address = 0xF0000000;      // the AQL ring: one 64-byte packet slot used of 64
 constexpr uint32_t ring_bytes = 4096;
@@ -351,6 +351,16 @@ int run(int argc, char** argv) {
   }
 
   co->load_to_memory(memory, code_base);
+  // ROCr's loader step, which rocJITsu's bare load_to_memory leaves out (it copies the PT_LOAD segments only): the
+  // dynamic relocations resolved for code_base (R_AMDGPU_RELATIVE64: a __device__ table of pointers into the image)
+  // and .bss zeroed. The image as ROCr would place it, from the simulator's loader step (code_object::place_image);
+  // its .text bytes are the segment copy's, so only those words change.
+  if (const uint64_t image_bytes = ours->image_bytes(); image_bytes > 0) {
+    if (code_base % ours->image_align() != 0) throw usage_error("the code object needs a more aligned image");
+    std::vector<uint8_t> image(image_bytes);
+    ours->place_image(image.data(), code_base);
+    memory->load_image(image.data(), image.size(), code_base);
+  }
   const uint64_t kd_offset = co->kernel_descriptor_offset(l.kernel);
   if (kd_offset == 0) throw rocjitsu_failure("rocJITsu finds no kernel descriptor " + l.kernel + ".kd");
   for (std::size_t i = 0; i < l.buffers.size(); ++i)

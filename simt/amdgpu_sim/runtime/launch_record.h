@@ -36,6 +36,11 @@ inline constexpr uint64_t canonical_base = uint64_t(1) << 36;
 inline constexpr uint64_t canonical_stride = uint64_t(1) << 32;
 inline constexpr uint64_t canonical_address(uint32_t buffer) { return canonical_base + buffer * canonical_stride; }
 
+// The code object's image in such a replay (rocJITsu's runner puts it here, below the kernarg segment and the
+// buffers): a kernel that stores an address of its own code (s_getpc_b64) stores canonical_code_base + its offset in
+// the image, which an executor placing the image elsewhere (this simulator: host memory) writes back before comparing.
+inline constexpr uint64_t canonical_code_base = uint64_t(1) << 16;
+
 struct relocation {
   uint32_t kernarg_offset = 0;  // an 8-byte word of the kernarg segment that holds an address
   uint32_t buffer = 0;          // which buffer

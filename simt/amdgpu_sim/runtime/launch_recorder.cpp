@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -28,7 +29,32 @@ std::string launch_recorder::directory() {
   return d ? d : "";
 }
 
-launch_recorder::launch_recorder(device_memory& mem, std::span<const uint8_t> elf, const code_object& co,
+namespace {
+class device_memory_view final : public recorded_memory {
+ public:
+  explicit device_memory_view(const device_memory& m) : m_(m) {}
+  std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const override {
+    return m_.allocation_containing(addr);
+  }
+  void read(uint64_t addr, void* dst, std::size_t bytes) const override { m_.host_read(addr, dst, bytes); }
+  std::span<const uint64_t> address_words(uint64_t base) const override { return m_.address_words(base); }
+
+ private:
+  const device_memory& m_;
+};
+}  // namespace
+
+launch_recorder::launch_recorder(const device_memory& mem, std::span<const uint8_t> elf, const code_object& co,
+                                 std::string dir)
+    : launch_recorder(std::make_unique<device_memory_view>(mem), elf, co, std::move(dir)) {}
+
+launch_recorder::launch_recorder(std::unique_ptr<recorded_memory> owned, std::span<const uint8_t> elf,
+                                 const code_object& co, std::string dir)
+    : launch_recorder(*owned, elf, co, std::move(dir)) {
+  owned_ = std::move(owned);
+}
+
+launch_recorder::launch_recorder(const recorded_memory& mem, std::span<const uint8_t> elf, const code_object& co,
                                  std::string dir)
     : mem_(mem),
       elf_(elf),
@@ -66,7 +92,7 @@ void launch_recorder::launch_begin(const dispatch& d) {
     auto [it, fresh] = buffer_of.emplace(extent->first, uint32_t(l.buffers.size()));
     if (fresh) {
       std::vector<uint8_t> bytes(extent->second);
-      mem_.host_read(extent->first, bytes.data(), bytes.size());
+      mem_.read(extent->first, bytes.data(), bytes.size());
       total += bytes.size();
       l.buffers.push_back(std::move(bytes));
       base_of.push_back(extent->first);

@@ -17,9 +17,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "simt/amdgpu_sim/machine/plugin.h"
 #include "simt/amdgpu_sim/runtime/device_memory.h"
@@ -27,10 +29,23 @@
 
 namespace tp::amdgpu_sim {
 
+// What the recorder reads of the launch's global memory: the allocation holding an address, its bytes, the words the
+// host declared to hold addresses. The runtime's device_memory is one; the machine tests' own memory another
+// (tests/amdgpu_sim/machine/harness.h), so their kernels are recorded too.
+class recorded_memory {
+ public:
+  virtual ~recorded_memory() = default;
+  virtual std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const = 0;
+  virtual void read(uint64_t addr, void* dst, std::size_t bytes) const = 0;
+  virtual std::span<const uint64_t> address_words(uint64_t base) const = 0;
+};
+
 class launch_recorder final : public machine::plugin {
  public:
-  // `elf` and `co` (the same code object) outlive the recorder.
-  launch_recorder(device_memory& mem, std::span<const uint8_t> elf, const code_object& co, std::string dir);
+  // `mem`, `elf` and `co` (the same code object) outlive the recorder.
+  launch_recorder(const recorded_memory& mem, std::span<const uint8_t> elf, const code_object& co, std::string dir);
+  // The runtime's global memory.
+  launch_recorder(const device_memory& mem, std::span<const uint8_t> elf, const code_object& co, std::string dir);
   void launch_begin(const dispatch& d) override;
   void launch_end(const dispatch& d) override;
 
@@ -38,7 +53,10 @@ class launch_recorder final : public machine::plugin {
   static std::string directory();
 
  private:
-  device_memory& mem_;
+  launch_recorder(std::unique_ptr<recorded_memory> owned, std::span<const uint8_t> elf, const code_object& co,
+                  std::string dir);
+  std::unique_ptr<recorded_memory> owned_;  // the device_memory view, for that constructor
+  const recorded_memory& mem_;
   std::span<const uint8_t> elf_;
   const code_object& co_;
   std::string dir_;

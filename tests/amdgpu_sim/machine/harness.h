@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "simt/amdgpu_sim/machine/plugin.h"
 #include "simt/amdgpu_sim/machine/plugins/executed_mnemonics.h"
 #include "simt/amdgpu_sim/machine/plugins/lds_race_detector.h"
+#include "simt/amdgpu_sim/runtime/launch_recorder.h"
 
 namespace tp::amdgpu_sim::test {
 
@@ -32,7 +34,9 @@ inline std::vector<uint8_t> read_file(const std::string& path) {
 
 // The machine addresses global memory by host address (machine.h): each allocation is host memory at the address
 // handed out.
-class test_memory final : public machine::plugin {
+// It is also what the launch recorder reads (TILEPROBE_SIM_RECORD_DIR: the machine tests' kernels recorded for
+// rocJITsu, tests/amdgpu_sim/rocjitsu/README.md).
+class test_memory final : public machine::plugin, public recorded_memory {
  public:
   uint64_t alloc(std::size_t bytes) {
     auto a = std::make_unique<alloc_t>();
@@ -69,6 +73,18 @@ class test_memory final : public machine::plugin {
     std::memcpy(v.data(), reinterpret_cast<const void*>(at), n * sizeof(T));
     return v;
   }
+  std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const override {
+    auto it = allocs_.upper_bound(addr);
+    if (it == allocs_.begin()) return std::nullopt;
+    --it;
+    if (addr >= it->first + it->second->size) return std::nullopt;
+    return std::pair{it->first, it->second->size};
+  }
+  void read(uint64_t addr, void* dst, std::size_t bytes) const override {
+    std::memcpy(dst, reinterpret_cast<const void*>(addr), bytes);
+  }
+  std::span<const uint64_t> address_words(uint64_t) const override { return {}; }  // the tests declare none
+
   // The checks, before each global access of a wave (lane by lane, ascending).
   void memory(const machine::wave&, const machine::op&, const machine::memory_access& a) override {
     if (a.space != machine::memory_space::global) return;
@@ -105,9 +121,30 @@ inline std::map<const code_object*, std::unique_ptr<machine::executed_mnemonics>
   static std::map<const code_object*, std::unique_ptr<machine::executed_mnemonics>> r;
   return r;
 }
+// The launch recorders (TILEPROBE_SIM_RECORD_DIR) of the code objects load() returned: one per code object, so its
+// per-kernel count holds across the tests of the process, reading the memory of the launch at hand.
+struct launch_recording {
+  class current_memory final : public recorded_memory {
+   public:
+    const test_memory* of = nullptr;
+    std::optional<std::pair<uint64_t, std::size_t>> allocation_containing(uint64_t addr) const override {
+      return of->allocation_containing(addr);
+    }
+    void read(uint64_t addr, void* dst, std::size_t bytes) const override { of->read(addr, dst, bytes); }
+    std::span<const uint64_t> address_words(uint64_t base) const override { return of->address_words(base); }
+  };
+  std::vector<uint8_t> elf;
+  current_memory memory;
+  std::unique_ptr<launch_recorder> recorder;
+};
+inline std::map<const code_object*, std::unique_ptr<launch_recording>>& launch_recordings() {
+  static std::map<const code_object*, std::unique_ptr<launch_recording>> r;
+  return r;
+}
 struct forget_record {
   void operator()(code_object* co) const {
     recorders().erase(co);
+    launch_recordings().erase(co);
     delete co;
   }
 };
@@ -116,6 +153,12 @@ inline loaded_object load(const std::vector<uint8_t>& elf) {
   loaded_object co(load_code_object(elf).release());
   if (const std::string dir = machine::executed_mnemonics::directory(); !dir.empty())
     recorders()[co.get()] = std::make_unique<machine::executed_mnemonics>(*co);
+  if (const std::string dir = launch_recorder::directory(); !dir.empty()) {
+    auto r = std::make_unique<launch_recording>();
+    r->elf = elf;
+    r->recorder = std::make_unique<launch_recorder>(r->memory, r->elf, *co, dir);
+    launch_recordings()[co.get()] = std::move(r);
+  }
   return co;
 }
 
@@ -171,6 +214,12 @@ inline void launch(code_object& co, test_memory& mem, const std::string& kernel,
   if (hazards) d.plugins.push_back(&races.emplace(co, *hazards));
   const auto rec = recorders().find(&co);
   if (rec != recorders().end()) d.plugins.push_back(rec->second.get());
+  // Recorded with the memory this launch sees; never with memory_checks off (a test that reaches outside its
+  // allocations on purpose is no launch for another executor).
+  if (const auto lr = launch_recordings().find(&co); lr != launch_recordings().end() && memory_checks) {
+    lr->second->memory.of = &mem;
+    d.plugins.push_back(lr->second->recorder.get());
+  }
   // The record is written after the launch, also when it stopped.
   const auto record = [&] {
     if (rec != recorders().end() && rec->second->take_news())

@@ -17,7 +17,8 @@
 // --schedule S runs each launch's waves in another order than the recorded one (in_order, reverse, random:SEED,
 // adversarial:SEED: machine.h wave_schedule): whether a launch's result depends on how its waves interleave. With
 // --finding F --as-rocjitsu it proves a class of racing launches: each must give rocJITsu's bytes under S with the
-// readings, and other bytes under its recorded schedule with the same readings (else S is not needed: a failure).
+// readings, and other bytes under its recorded schedule with the same readings (else S is not needed: a failure);
+// --finding F --schedule S without readings, a class that is the race alone (a kernel that races on purpose).
 // --races attaches the machine's LDS race detector to each replayed launch and prints the hazards it finds (the
 // side-by-side with rocJITsu's race detector, docs/race-detectors.md); the comparison is unchanged.
 //
@@ -34,7 +35,7 @@
 // access or a jump through s[102:103] after a write to s102/s103); every other launch must execute none. Then the
 // class is exactly the launches the alias reaches. Exit 0 both hold, 1 some launch breaks one.
 //
-// The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles, each kernel found by its code object
+// The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles (or bare .hsaco code objects), each kernel found by its code object
 // key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
 // the same kernels as long as clang emits the same machine code. A launch whose key no object has is a failure (the
 // corpus is stale: the kernel's code changed; regenerate it), never a skip.
@@ -56,6 +57,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -87,13 +89,21 @@ struct code_store {
   std::map<std::string, entry> by_key;
   std::map<const std::vector<uint8_t>*, std::unique_ptr<code_object>> loaded;
 
+  // Host objects with .hip_fatbin bundles, or bare code objects (.hsaco: the machine tests' kernels).
   void add_objects(const std::vector<std::string>& paths) {
-    for (const auto& path : paths)
+    for (const auto& path : paths) {
+      if (fs::path(path).extension() == ".hsaco") {
+        auto elf = std::make_shared<const std::vector<uint8_t>>(record::read_file(path));
+        const std::string arch = load_code_object(*elf)->arch();
+        for (const auto& [kernel, key] : record::code_object_keys(*elf)) by_key.emplace(key, entry{elf, arch});
+        continue;
+      }
       for (const char* arch : {"gfx1201", "gfx1100"})
         for (auto& code : record::hip_code_objects(path, arch)) {
           auto elf = std::make_shared<const std::vector<uint8_t>>(std::move(code));
           for (const auto& [kernel, key] : record::code_object_keys(*elf)) by_key.emplace(key, entry{elf, arch});
         }
+    }
   }
   code_object* find(const std::string& key) {
     const auto it = by_key.find(key);
@@ -142,6 +152,17 @@ std::string hex_byte(uint8_t v) {
   return b;
 }
 
+// Each 8-byte word of a final buffer that holds an address inside this simulator's image of the code object (a kernel
+// that stored its PC: s_getpc_b64) as the same offset from record::canonical_code_base, where rocJITsu's runner puts
+// the image: the address is each executor's choice, the offset the machine code's. (A data word that happened to
+// equal such a host address would be rewritten too; the image is a few MB of a 47-bit space.)
+void canonicalize_code_addresses(std::span<uint8_t> bytes, uint64_t image_at, uint64_t image_bytes) {
+  if (image_at == 0) return;
+  for (std::size_t w = 0; w + 8 <= bytes.size(); w += 8)
+    if (const uint64_t v = record::word_at(bytes, w); v >= image_at && v - image_at < image_bytes)
+      record::set_word(bytes, w, record::canonical_code_base + (v - image_at));
+}
+
 // Runs one launch on this simulator; returns the final bytes of each buffer. `races`, when given, receives the LDS
 // hazards of the launch.
 std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch& l, lds_hazard_report* races,
@@ -161,7 +182,7 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
       mem.host_write(addresses[i], b.data(), b.size());
     }
   // The code object's image (its globals), placed as the simulator's runtime places it before a first launch.
-  place_image(mem, co);
+  const uint64_t image_at = place_image(mem, co);
   const std::vector<uint8_t> kernarg = record::relocated_kernarg(l, addresses);
   const uint64_t seg = mem.allocate(std::max<std::size_t>(kernarg.size(), 1), std::max<uint32_t>(k->kernarg_align, 16));
   if (!kernarg.empty()) mem.host_write(seg, kernarg.data(), kernarg.size());
@@ -191,6 +212,7 @@ std::vector<std::vector<uint8_t>> run_here(code_object& co, const record::launch
     std::vector<uint8_t> b(l.buffers[i].size());
     if (!b.empty()) mem.host_read(addresses[i], b.data(), b.size());
     record::canonicalize_buffer(l, uint32_t(i), addresses, b);
+    canonicalize_code_addresses(b, image_at, co.image_bytes());
     out.push_back(std::move(b));
   }
   return out;
@@ -282,10 +304,11 @@ int run(int argc, char** argv) {
                    "  DIR/<id>.<buffer>.bin; --schedule S (in_order, reverse, random[:SEED], adversarial[:SEED]) runs\n"
                    "  each launch's waves in that order instead of the recorded one (does a result depend on it?).\n"
                    "  --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
-                   "  with finding F under rocJITsu's reading of those instructions (salu-float-scc,\n"
+                   "  with finding F under rocJITsu's reading of those instructions (salu-float-scc, salu-bitscan-scc,\n"
                    "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused,\n"
                    "  unpacked-workitem-id) and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
-                   "  and other bytes under the recorded schedule: a racing launch). --finding F --witness\n"
+                   "  and other bytes under the recorded schedule: a racing launch; --schedule S without readings: a\n"
+                   "  race alone). --finding F --witness\n"
                    "  sgpr-102-103 replays every launch and requires\n"
                    "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
                    "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
@@ -297,8 +320,11 @@ int run(int argc, char** argv) {
   if (corpus.empty()) throw usage_error("--corpus DIR is required");
   if (!trace_path.empty() && only.empty()) throw usage_error("--trace needs --only ID (one launch)");
   if (!readings.empty() && !witness.empty()) throw usage_error("--as-rocjitsu and --witness exclude each other");
-  if (finding.empty() != (readings.empty() && witness.empty()))
-    throw usage_error("--finding goes with --as-rocjitsu or --witness");
+  if (finding.empty() != (readings.empty() && witness.empty() && !schedule))
+    throw usage_error("--finding goes with --as-rocjitsu, --schedule (or both), or --witness");
+  if (schedule && !witness.empty()) throw usage_error("--schedule and --witness exclude each other");
+  // A class proven by replaying its launches: with rocJITsu's readings, under another schedule, or both.
+  const bool proving = !finding.empty() && witness.empty();
   if (!finding.empty() && known_path.empty()) throw usage_error("--finding needs --known FILE (the launches of the class)");
   if (!fs::is_directory(corpus)) throw usage_error("corpus " + corpus + " is not a folder");
   std::vector<fs::path> launches;
@@ -379,9 +405,10 @@ int run(int argc, char** argv) {
       // A reading proven under another schedule than the recorded one must need it: under the recorded schedule,
       // with the same reading, the launch gives other bytes (its waves race; which interleaving rocJITsu ran is not
       // ours to pick, only to find).
-      if (reading && schedule) {
-        rocjitsu_readings::plugin again(readings);
-        schedule_matters = run_here(*co, as_recorded, nullptr, &again, nullptr) != ours;
+      if (proving && schedule) {
+        std::optional<rocjitsu_readings::plugin> again;
+        if (!readings.empty()) again.emplace(readings);
+        schedule_matters = run_here(*co, as_recorded, nullptr, again ? &*again : nullptr, nullptr) != ours;
       }
       if (!dump.empty()) {
         fs::create_directories(dump);
@@ -418,20 +445,22 @@ int run(int argc, char** argv) {
       }
       continue;
     }
-    if (reading) {
-      std::string counts;
+    if (proving) {
+      std::string counts = reading ? "" : "none";
       uint64_t replaced = 0;
       for (std::size_t r = 0; r < readings.size(); ++r) {
         counts += (r ? ", " : "") + std::string(rocjitsu_readings::name(readings[r])) + " " +
                   std::to_string(reading->replaced()[r]);
         replaced += reading->replaced()[r];
       }
-      if (diff.empty() && replaced > 0 && schedule && !schedule_matters) {
+      // With readings, each must have replaced something; a schedule alone proves nothing about instructions.
+      const bool replaced_enough = readings.empty() || replaced > 0;
+      if (diff.empty() && replaced_enough && schedule && !schedule_matters) {
         ++unexplained;
         std::cout << "FAIL " << id << " " << what << ": gives rocJITsu's bytes under " << record::to_string(l.schedule)
                   << ", but the same under its recorded schedule " << record::to_string(as_recorded.schedule)
                   << ": no reason to name another schedule\n";
-      } else if (diff.empty() && replaced > 0) {
+      } else if (diff.empty() && replaced_enough) {
         ++explained;
         std::cout << "EXPLAINED " << id << " " << what << " (instructions replaced: " << counts
                   << (schedule ? std::string("; waves ") + record::to_string(l.schedule) + ", another result under the "
@@ -440,7 +469,8 @@ int run(int argc, char** argv) {
                   << ")\n";
       } else {
         ++unexplained;
-        std::cout << "FAIL " << id << " " << what << ": under rocJITsu's reading (" << counts << "): "
+        std::cout << "FAIL " << id << " " << what << ": under rocJITsu's reading (" << counts
+                  << (schedule ? std::string("; waves ") + record::to_string(l.schedule) : std::string()) << "): "
                   << (diff.empty() ? "agrees, but no instruction was replaced" : diff) << '\n';
       }
       continue;
@@ -466,7 +496,7 @@ int run(int argc, char** argv) {
               << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
     return unwitnessed || reached_unlisted || unreplayable ? 1 : 0;
   }
-  if (!readings.empty()) {
+  if (proving) {
     std::cout << explained << " of " << launches.size() << " launches of " << finding
               << " give rocJITsu's bytes under its reading; " << unexplained << " do not, " << unreplayable
               << " cannot be replayed\n";

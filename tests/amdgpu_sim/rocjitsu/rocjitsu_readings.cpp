@@ -20,8 +20,11 @@ namespace {
 using namespace machine;
 namespace isa = tp::ref::isa;
 
-constexpr std::array<std::pair<reading, std::string_view>, 7> names = {{
+constexpr std::array<std::pair<reading, std::string_view>, 10> names = {{
     {reading::salu_float_scc, "salu-float-scc"},
+    {reading::salu_bitscan_scc, "salu-bitscan-scc"},
+    {reading::wrexec_keeps_dest, "wrexec-keeps-dest"},
+    {reading::salu_host_fminmax, "salu-host-fminmax"},
     {reading::host_transcendentals, "host-transcendentals"},
     {reading::mma_f32_sequential, "mma-f32-sequential"},
     {reading::fma_f64_nan_order, "fma-f64-nan-order"},
@@ -178,6 +181,19 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
                                    "s_floor_f16", "s_trunc_f16", "s_rndne_f16"})
           if (m == s) return kind::salu_float;
         break;
+      case reading::salu_bitscan_scc:
+        for (std::string_view s : {"s_ctz_i32_b32", "s_ctz_i32_b64", "s_clz_i32_u32", "s_clz_i32_u64", "s_cls_i32",
+                                   "s_cls_i32_i64"})
+          if (m == s) return kind::salu_bitscan;
+        break;
+      case reading::wrexec_keeps_dest:
+        for (std::string_view s : {"s_and_not1_wrexec_b32", "s_and_not1_wrexec_b64", "s_and_not0_wrexec_b32",
+                                   "s_and_not0_wrexec_b64"})
+          if (m == s) return kind::wrexec;
+        break;
+      case reading::salu_host_fminmax:
+        if (m == "s_min_num_f32" || m == "s_max_num_f32") return kind::salu_fminmax;
+        break;
       case reading::host_transcendentals:
         if (m == "v_exp_f32" || m == "v_rcp_f32" || m == "v_rcp_iflag_f32" || m == "v_s_exp_f32" || m == "v_s_rcp_f32")
           return kind::transcendental;
@@ -208,7 +224,14 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
 
 void plugin::before_instruction(wave& w, const op& o) {
   pending_ = classify(w, o, pending_reading_);
-  if (pending_ == kind::transcendental) {
+  if (pending_ == kind::wrexec) {
+    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    kept_[0] = w.s[reg];
+    kept_[1] = reg == sreg::null_sink ? 0 : w.s[reg + 1];
+    kept_scc_ = w.scc();
+  } else if (pending_ == kind::salu_fminmax) {
+    for (unsigned i = 0; i < 2; ++i) salu_src_[i] = read(w, o.src[i])[0];
+  } else if (pending_ == kind::transcendental) {
     if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on a transcendental is not modelled");
     src_.resize(wave_lanes);
     const lane_ref s = read(w, o.src[0]);
@@ -255,6 +278,34 @@ void plugin::after_instruction(wave& w, const op& o) {
     const uint32_t bits = w.s[reg];
     const bool f16 = m.substr(m.size() - 3) == "f16";
     w.set_scc(((f16 ? bits & 0x7fffu : bits & 0x7fffffffu)) != 0);
+    return;
+  }
+  if (k == kind::salu_bitscan) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{ctz_i32_b32,ctz_i32_b64,clz_i32_u32,clz_i32_u64,cls_i32,
+    // cls_i32_i64}_sop1 end with wf.write_scc(result != 0), the 32-bit result as an integer (-1, none found, gives 1).
+    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    w.set_scc(w.s[reg] != 0);
+    return;
+  }
+  if (k == kind::wrexec) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_s_and_not1_wrexec_b32_sop1 (and _b64, and_not0) only
+    // wf.set_exec(...): no sdst write, no SCC write.
+    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    w.s[reg] = kept_[0];
+    if (base_mnemonic(w, o).ends_with("b64") && reg != sreg::null_sink) w.s[reg + 1] = kept_[1];
+    w.set_scc(kept_scc_);
+    return;
+  }
+  if (k == kind::salu_fminmax) {
+    // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{min,max}_num_f32_sop2 are std::fmin / std::fmax of
+    // ssrc0 (x), ssrc1 (y), which clang compiles for x86-64 (llvm.minnum / maxnum) to minss / maxss of y and x plus a
+    // NaN check of x: isnan(x) ? y : (y < x ? y : x) for min, (y > x ? y : x) for max, so equal values, +0 and -0
+    // among them, give x. (The host library's fminf picks by sign; this is what rocJITsu's bytes show.)
+    const float x = std::bit_cast<float>(salu_src_[0]), y = std::bit_cast<float>(salu_src_[1]);
+    const bool min = base_mnemonic(w, o) == "s_min_num_f32";
+    const float r = std::isnan(x) ? y : min ? (y < x ? y : x) : (y > x ? y : x);
+    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    w.s[reg] = std::bit_cast<uint32_t>(r);
     return;
   }
   if (k == kind::transcendental) {

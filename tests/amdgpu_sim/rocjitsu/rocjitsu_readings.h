@@ -39,13 +39,24 @@ enum class reading : uint8_t {
   // v_fma_mix_f32 (and the f32 value v_fma_mixlo/hi_f16 round to binary16): S0 * S1 rounded to binary32, then + S2
   // rounded again, where the ISA fuses the two (one rounding).
   fma_mix_unfused,
+  // s_ctz_i32_b32/_b64, s_clz_i32_u32/_u64, s_cls_i32/_i32_i64 (the bit scans) write SCC = (result != 0), where the
+  // ISA leaves SCC (LLVM's SOP1 definitions give them no SCC def, and clang schedules them between an SCC write and
+  // its read).
+  salu_bitscan_scc,
+  // s_and_not1_wrexec_b32/_b64, s_and_not0_wrexec_b32/_b64: EXEC written, D and SCC left as they were, where the ISA
+  // writes D = the new EXEC and SCC = (EXEC != 0).
+  wrexec_keeps_dest,
+  // gfx12's s_min_num_f32 / s_max_num_f32: std::fmin / std::fmax as clang compiles them for x86-64, which give S0 for
+  // equal operands (+0 and -0 among them), where the ISA orders -0 below +0 (IEEE 754-2019 minimumNumber /
+  // maximumNumber).
+  salu_host_fminmax,
   // The work-item IDs at wave start: X in v0, Y in v1, Z in v2 (the GFX9 layout), where gfx11 and gfx12 deliver them
   // packed in v0 (X [9:0], Y [19:10], Z [29:20]).
   unpacked_workitem_id,
 };
 
 // "salu-float-scc", "host-transcendentals", "mma-f32-sequential", "fma-f64-nan-order", "iu4-swmmac-layout",
-// "fma-mix-unfused", "unpacked-workitem-id".
+// "fma-mix-unfused", "salu-bitscan-scc", "wrexec-keeps-dest", "salu-host-fminmax", "unpacked-workitem-id".
 std::optional<reading> parse(std::string_view name);
 std::string_view name(reading r);
 std::vector<std::string_view> all_names();
@@ -62,7 +73,7 @@ class plugin final : public machine::plugin {
   const std::vector<uint64_t>& replaced() const { return replaced_; }
 
  private:
-  enum class kind : uint8_t { none, salu_float, transcendental, fma_f64, matrix, fma_mix };
+  enum class kind : uint8_t { none, salu_float, salu_bitscan, wrexec, salu_fminmax, transcendental, fma_f64, matrix, fma_mix };
   kind classify(const machine::wave& w, const machine::op& o, unsigned& which) const;
   std::vector<reading> readings_;
   std::vector<uint64_t> replaced_;
@@ -72,6 +83,9 @@ class plugin final : public machine::plugin {
   std::vector<uint32_t> a_, b_, c_, index_, src_;
   std::vector<uint64_t> src64_;  // v_fma_f64: S0, S1, S2 of each lane
   std::vector<float> mix_;       // v_fma_mix*: the three widened sources of each lane
+  uint32_t kept_[2] = {};        // wrexec: D before it (64-bit: two SGPRs)
+  bool kept_scc_ = false;        // wrexec: SCC before it
+  uint32_t salu_src_[2] = {};    // s_min/max_num_f32: the two sources
 };
 
 // Not a reading but a witness, for the one difference no plugin can reproduce here: rocJITsu's RDNA3/RDNA4 operand
