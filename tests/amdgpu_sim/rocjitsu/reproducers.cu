@@ -20,7 +20,9 @@
 //               bit 0. D[0][0] (lane 0, d0) = 1, every other element 0.                    finding iu4-swmmac-layout
 //
 // Exit 0: each as the ISA defines; 1: one differs (printed) or a HIP call failed; 77: no RDNA3 / RDNA4 device. The
-// gfx1201-only cases are named as not applicable on gfx1100, never counted.
+// gfx1201-only cases are named as not applicable on gfx1100, never counted. On an arch a kernel is not written for its
+// body is empty (no trap: clang's gfx11 trap sequence holds instructions the simulator's coverage audit would have to
+// declare for code that never runs); the host launches each only where it applies.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -34,8 +36,6 @@ __global__ void fma_mix_f32(const float* in, float* out) {
 #if defined(__gfx1100__) || defined(__gfx1201__)
   // op_sel_hi 0 on every source: each is a binary32 value, not a half.
   asm volatile("v_fma_mix_f32 %0, %1, %2, %3 op_sel_hi:[0,0,0]" : "=v"(d) : "v"(in[0]), "v"(in[1]), "v"(in[2]));
-#else
-  __builtin_trap();
 #endif
   out[0] = d;
 }
@@ -70,8 +70,6 @@ __global__ void s102_branch(std::uint32_t* out) {
       : "s102", "s103");
   #undef TP_SALU_ADD
   #undef TP_SALU_ADDC
-#else
-  __builtin_trap();
 #endif
   out[0] = v;
 }
@@ -85,8 +83,6 @@ __global__ void salu_scc(const std::uint32_t* in, std::uint32_t* out) {
                : "=s"(r), "=&s"(rounded)
                : "s"(zero)
                : "scc");
-#else
-  __builtin_trap();
 #endif
   out[0] = r;
 }
@@ -104,7 +100,6 @@ __global__ void iu4_swmmac(std::uint32_t* out) {
   for (int r = 0; r < 8; ++r) out[r * 32 + lane] = std::uint32_t(d[r]);
 #else
   (void)out;
-  __builtin_trap();
 #endif
 }
 
