@@ -94,7 +94,9 @@ struct code_store {
     for (const auto& path : paths) {
       if (fs::path(path).extension() == ".hsaco") {
         auto elf = std::make_shared<const std::vector<uint8_t>>(record::read_file(path));
-        const std::string arch = load_code_object(*elf)->arch();
+        auto co = load_code_object(*elf);  // its arch; kept, so find() does not decode it again
+        const std::string arch = co->arch();
+        loaded[elf.get()] = std::move(co);
         for (const auto& [kernel, key] : record::code_object_keys(*elf)) by_key.emplace(key, entry{elf, arch});
         continue;
       }
@@ -305,12 +307,11 @@ int run(int argc, char** argv) {
                    "  each launch's waves in that order instead of the recorded one (does a result depend on it?).\n"
                    "  --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
                    "  with finding F under rocJITsu's reading of those instructions (salu-float-scc, salu-bitscan-scc,\n"
-                   "  host-transcendentals, mma-f32-sequential, fma-f64-nan-order, iu4-swmmac-layout, fma-mix-unfused,\n"
-                   "  unpacked-workitem-id) and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
+                   "  wrexec-keeps-dest, salu-host-fminmax, host-transcendentals, mma-f32-sequential, fma-f64-nan-order,\n"
+                   "  iu4-swmmac-layout, fma-mix-unfused, unpacked-workitem-id) and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
                    "  and other bytes under the recorded schedule: a racing launch; --schedule S without readings: a\n"
-                   "  race alone). --finding F --witness\n"
-                   "  sgpr-102-103 replays every launch and requires\n"
-                   "  those listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
+                   "  race alone). --finding F --witness sgpr-102-103 replays every launch and requires those\n"
+                   "  listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
                    "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
                    "  77 empty.\n";
       return 0;
@@ -365,7 +366,7 @@ int run(int argc, char** argv) {
   for (const auto& path : launches) {
     const std::string id = path.stem().string();
     record::launch l = record::decode_launch(record::read_file(path.string()));
-    const record::launch as_recorded = l;
+    const std::pair recorded{l.schedule, l.schedule_seed};
     if (schedule) std::tie(l.schedule, l.schedule_seed) = *schedule;
     const std::string result_path = fs::path(path).replace_extension(".tpresult").string();
     const std::string what = l.arch + " " + l.kernel;
@@ -408,7 +409,9 @@ int run(int argc, char** argv) {
       if (proving && schedule) {
         std::optional<rocjitsu_readings::plugin> again;
         if (!readings.empty()) again.emplace(readings);
-        schedule_matters = run_here(*co, as_recorded, nullptr, again ? &*again : nullptr, nullptr) != ours;
+        std::tie(l.schedule, l.schedule_seed) = recorded;
+        schedule_matters = run_here(*co, l, nullptr, again ? &*again : nullptr, nullptr) != ours;
+        std::tie(l.schedule, l.schedule_seed) = *schedule;
       }
       if (!dump.empty()) {
         fs::create_directories(dump);
@@ -458,13 +461,13 @@ int run(int argc, char** argv) {
       if (diff.empty() && replaced_enough && schedule && !schedule_matters) {
         ++unexplained;
         std::cout << "FAIL " << id << " " << what << ": gives rocJITsu's bytes under " << record::to_string(l.schedule)
-                  << ", but the same under its recorded schedule " << record::to_string(as_recorded.schedule)
+                  << ", but the same under its recorded schedule " << record::to_string(recorded.first)
                   << ": no reason to name another schedule\n";
       } else if (diff.empty() && replaced_enough) {
         ++explained;
         std::cout << "EXPLAINED " << id << " " << what << " (instructions replaced: " << counts
                   << (schedule ? std::string("; waves ") + record::to_string(l.schedule) + ", another result under the "
-                                     "recorded " + record::to_string(as_recorded.schedule)
+                                     "recorded " + record::to_string(recorded.first)
                                : std::string())
                   << ")\n";
       } else {
