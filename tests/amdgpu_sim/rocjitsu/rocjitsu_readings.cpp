@@ -225,7 +225,7 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
 void plugin::before_instruction(wave& w, const op& o) {
   pending_ = classify(w, o, pending_reading_);
   if (pending_ == kind::wrexec) {
-    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
     kept_[0] = w.s[reg];
     kept_[1] = reg == sreg::null_sink ? 0 : w.s[reg + 1];
     kept_scc_ = w.scc();
@@ -273,7 +273,7 @@ void plugin::after_instruction(wave& w, const op& o) {
   if (k == kind::salu_float) {
     // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{ceil,floor,trunc,rndne}_{f32,f16}_sop1 end with
     // wf.write_scc(result != 0), the result compared as a float (so -0 gives 0 and a NaN 1).
-    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
     const std::string_view m = base_mnemonic(w, o);
     const uint32_t bits = w.s[reg];
     const bool f16 = m.substr(m.size() - 3) == "f16";
@@ -283,14 +283,14 @@ void plugin::after_instruction(wave& w, const op& o) {
   if (k == kind::salu_bitscan) {
     // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{ctz_i32_b32,ctz_i32_b64,clz_i32_u32,clz_i32_u64,cls_i32,
     // cls_i32_i64}_sop1 end with wf.write_scc(result != 0), the 32-bit result as an integer (-1, none found, gives 1).
-    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
     w.set_scc(w.s[reg] != 0);
     return;
   }
   if (k == kind::wrexec) {
     // isa/arch/amdgpu/shared/execute_shared.h: execute_s_and_not1_wrexec_b32_sop1 (and _b64, and_not0) only
     // wf.set_exec(...): no sdst write, no SCC write.
-    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
     w.s[reg] = kept_[0];
     if (base_mnemonic(w, o).ends_with("b64") && reg != sreg::null_sink) w.s[reg + 1] = kept_[1];
     w.set_scc(kept_scc_);
@@ -304,7 +304,7 @@ void plugin::after_instruction(wave& w, const op& o) {
     const float x = std::bit_cast<float>(salu_src_[0]), y = std::bit_cast<float>(salu_src_[1]);
     const bool min = base_mnemonic(w, o) == "s_min_num_f32";
     const float r = std::isnan(x) ? y : min ? (y < x ? y : x) : (y > x ? y : x);
-    const uint16_t reg = o.dst[0].reg == sreg::null ? sreg::null_sink : o.dst[0].reg;
+    const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
     w.s[reg] = std::bit_cast<uint32_t>(r);
     return;
   }
