@@ -114,13 +114,6 @@ int32_t cvt_i32(float f) {
   if (f >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
   return int32_t(f);
 }
-// IEEE 754-2019 maximumNumber / minimumNumber: a NaN operand yields the other one; -0 < +0.
-float max_num(float x, float y) {
-  return std::isnan(x) ? y : std::isnan(y) ? x : (x == y ? (std::signbit(x) ? y : x) : (x > y ? x : y));
-}
-float min_num(float x, float y) {
-  return std::isnan(x) ? y : std::isnan(y) ? x : (x == y ? (std::signbit(x) ? x : y) : (x < y ? x : y));
-}
 
 void s_mov_b32(wave& w, const op& o) { d32(w, o, s32(w, o, 0)); }
 void s_mov_b64(wave& w, const op& o) { d64(w, o, s64(w, o, 0)); }
@@ -262,27 +255,27 @@ constexpr instruction table[] = {
            scc = r != 0;
            return r;
          }), sop2),
+    // S_BFE_I32 / S_BFE_I64 (RDNA3 §16.1, RDNA4 §16.1): tmp = (S0.i32 >> offset) & mask, sign-extended from bit
+    // width - 1: the shift is arithmetic, so a field reaching past the top bit is filled with S0's sign; a width of
+    // the register's size or more takes every bit from the offset up.
     decl("s_bfe_i32", binary32([](uint32_t a, uint32_t b, bool& scc) {
            const unsigned off = b & 31, wd = (b >> 16) & 127;
            int32_t r = 0;
            if (wd != 0) {
              const unsigned sh = 32 - std::min(wd, 32u);
-             r = int32_t((a >> off) << sh) >> sh;
+             r = int32_t(uint32_t(int32_t(a) >> off) << sh) >> sh;
            }
            scc = r != 0;
            return uint32_t(r);
          }), sop2),
-    // s_bfe_i64: S1[5:0] the offset, S1[22:16] the width; the field of the 64-bit S0, sign-extended from its top bit
-    // (RDNA3/RDNA4 S_BFE_I64: tmp = (S0 >> offset) & ((1 << width) - 1), signext_from_bit(tmp, width)); SCC = (D != 0).
-    // Where offset + width > 64 the field's top bit is a zero shifted in, so nothing is sign-extended (AMD's rocjitsu
-    // emulator sign-extends from bit 63 there instead: the guides' text is what this follows); a width of 64 or more
-    // takes every bit from the offset up.
+    // s_bfe_i64: S1[5:0] the offset, S1[22:16] the width, as s_bfe_i32 on the 64-bit S0; SCC = (D != 0).
     decl("s_bfe_i64", shift64([](uint64_t a, uint64_t b, bool& scc) {
            const unsigned off = b & 63, wd = (b >> 16) & 127;
+           const uint64_t shifted = uint64_t(int64_t(a) >> off);
            uint64_t r = 0;
-           if (wd >= 64) r = a >> off;
+           if (wd >= 64) r = shifted;
            else if (wd != 0) {
-             const uint64_t field = (a >> off) & ((uint64_t(1) << wd) - 1);
+             const uint64_t field = shifted & ((uint64_t(1) << wd) - 1);
              r = (field >> (wd - 1)) & 1 ? field | ~((uint64_t(1) << wd) - 1) : field;
            }
            scc = r != 0;

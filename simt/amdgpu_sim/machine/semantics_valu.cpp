@@ -454,19 +454,6 @@ void v_movrelsd_b32(wave& w, const op& o) {
 }
 
 // ---- f32 --------------------------------------------------------------------------------------------------------
-// IEEE-754-2019 maximumNumber/minimumNumber (the gfx12 *_num_* ops): a NaN operand yields the other one; -0 < +0.
-inline float max_num(float a, float b) {
-  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
-  if (std::isnan(b)) return a;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-inline float min_num(float a, float b) {
-  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
-  if (std::isnan(b)) return a;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 // gfx11 v_max_f32 / v_min_f32 (RDNA3 §16.7, V_MAX_F32 / V_MIN_F32, with WAVE_MODE.IEEE set, which the loader requires
 // of gfx11 kernels): a signalling NaN operand gives that NaN quieted (S0 first); otherwise a quiet NaN operand gives
 // the other operand; +0 > -0. (gfx12 renamed them v_max_num_f32 / v_min_num_f32 with IEEE 754-2019 rules.)
@@ -550,6 +537,14 @@ void v_ldexp_f64(wave& w, const op& o) {
   lanes64(w, o, [&](unsigned l) { return bits(std::ldexp(f64(mod64(read64(w, o.src[0], l), ma)), int32_t(B[l]))); });
 }
 
+// ---- f32 transcendentals (the VOP1 ops and gfx12's pseudo-scalar v_s_* forms; the table says why so) -----------
+inline float flush_denormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+inline float rcp_f32(float a) { return flush_denormal(float(1.0 / double(flush_denormal(a)))); }
+inline float rsq_f32(float a) { return float(1.0 / std::sqrt(double(flush_denormal(a)))); }
+inline float sqrt_f32(float a) { return std::sqrt(flush_denormal(a)); }
+inline float exp_f32(float a) { return flush_denormal(float(std::exp2(double(flush_denormal(a))))); }
+inline float log_f32(float a) { return float(std::log2(double(flush_denormal(a)))); }
+
 // ---- f32 division helpers (RDNA3 and RDNA4 guides, VOP3SD V_DIV_SCALE_F32, VOP3 V_DIV_FMAS_F32 and V_DIV_FIXUP_F32;
 // the two guides give the same pseudocode) -----------------------------------------------------------------------
 // The compiler's correctly rounded f32 division (clang's default for HIP) is
@@ -590,6 +585,7 @@ inline int exponent_of(float x) { return int((bits(x) >> 23) & 0xffu); }  // the
 //                            only the denominator does and VCC is 1         (guide: the unreachable DENORM.f64 tests)
 //   nd <= -96                a tiny quotient: the numerator goes up 2^64; VCC 1  (guide: "S2 / S1 is a denormal")
 //   exponent(S2) <= 24       a tiny numerator: both go up 2^64, so the remainder stays normal      (guide: <= 23)
+// (An infinite or NaN denominator takes only the last test, VCC 0, as in the guide: div_fixup decides its result.)
 // A zero operand gives a NaN (div_fixup decides the result) with VCC from the same tests (guide: VCC 0); an infinite or
 // NaN S0 passes through, quieted. "S0 is the denominator" compares the bits (the guide compares the values; they differ
 // only when S1 == S2, where no branch above tells the two apart).
@@ -610,6 +606,8 @@ void v_div_scale_f32(wave& w, const op& o) {
     if (nd >= 96) {
       scaled = true;
       k = is_den ? 64 : 0;
+    } else if (de == 255) {
+      k = ne <= 24 ? 64 : 0;  // an infinite or NaN denominator: no test of the guide's scales the quotient (VCC 0)
     } else if (de == 0) {
       k = 64;
     } else if (de >= 253) {
@@ -968,11 +966,13 @@ constexpr instruction table[] = {
            const unsigned off = b & 31, wd = c & 31;
            return wd == 0 ? 0u : (a >> off) & ((wd == 32 ? 0u : (1u << wd)) - 1u);
          }), vop3),
+    // V_BFE_I32 (RDNA3 §16.12, RDNA4 §16.13): tmp = (S0.i32 >> offset) & mask, sign-extended from bit width - 1: the
+    // shift is arithmetic, so a field reaching past bit 31 is filled with S0's sign.
     decl("v_bfe_i32", u32_3([](uint32_t a, uint32_t b, uint32_t c) {
            const unsigned off = b & 31, wd = c & 31;
            if (wd == 0) return 0u;
            const unsigned sh = 32 - wd;
-           return uint32_t(int32_t((a >> off) << sh) >> sh);
+           return uint32_t(int32_t(uint32_t(int32_t(a) >> off) << sh) >> sh);
          }), vop3),
     decl("v_bfi_b32", u32_3([](uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (~a & c); }), vop3),
     // D = ({S0, S1} >> S2[4:0]) and >> 8 * S2[1:0].
@@ -1056,27 +1056,29 @@ constexpr instruction table[] = {
     decl("v_fmaak_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop2).srcs(ty::f32, ty::f32, ty::f32).with(f_vopd),
     decl("v_fmamk_f32", f32_3([](float a, float b, float c) { return std::fma(a, b, c); }), vop2).srcs(ty::f32, ty::f32, ty::f32).with(f_vopd),
     decl("v_fmac_f32", v_fmac_f32, vop2).srcs(ty::f32, ty::f32).with(f_vopd),
-    // Approximate transcendental ops. The guides state their accuracy (VOP1 opcode notes: v_rcp_f32, v_rsq_f32,
-    // v_sqrt_f32, v_exp_f32, v_log_f32 "1 ULP"). The model returns the exact function of the input computed in binary64
-    // and rounded once to binary32: that is within 0.5 ULP plus the binary64 error (< 2^-29 ULP), inside the stated
-    // 1 ULP, so any result the compiled code derives is one the hardware may also produce. (Code that needs an exact
-    // result, such as the unsigned division expansion around v_rcp_iflag_f32, refines the estimate itself.)
-    decl("v_rcp_f32", f32_1([](float a) { return float(1.0 / double(a)); }), vop1).srcs(ty::f32),
-    decl("v_rcp_iflag_f32", f32_1([](float a) { return float(1.0 / double(a)); }), vop1).srcs(ty::f32),
-    decl("v_rsq_f32", f32_1([](float a) { return float(1.0 / std::sqrt(double(a))); }), vop1).srcs(ty::f32),
-    decl("v_sqrt_f32", f32_1([](float a) { return std::sqrt(a); }), vop1).srcs(ty::f32),
-    decl("v_exp_f32", f32_1([](float a) { return float(std::exp2(double(a))); }), vop1).srcs(ty::f32),
-    decl("v_log_f32", f32_1([](float a) { return float(std::log2(double(a))); }), vop1).srcs(ty::f32),
+    // Approximate transcendental ops. The guides state their accuracy and denormal handling (VOP1 opcode notes:
+    // v_rcp_f32, v_rsq_f32, v_sqrt_f32, v_exp_f32, v_log_f32 "1ULP accuracy, denormals are flushed"). The model
+    // flushes a denormal input, and a denormal result, to a zero of its sign (the compiler scales around both where
+    // the source asks for denormals), and returns the exact function of the input computed in binary64, rounded once
+    // to binary32: within 0.5 ULP plus the binary64 error (< 2^-29 ULP), inside the stated 1 ULP, so any result the
+    // compiled code derives is one the hardware may also produce. (Code that needs an exact result, such as the
+    // unsigned division expansion around v_rcp_iflag_f32, refines the estimate itself.)
+    decl("v_rcp_f32", f32_1([](float a) { return rcp_f32(a); }), vop1).srcs(ty::f32),
+    decl("v_rcp_iflag_f32", f32_1([](float a) { return rcp_f32(a); }), vop1).srcs(ty::f32),
+    decl("v_rsq_f32", f32_1([](float a) { return rsq_f32(a); }), vop1).srcs(ty::f32),
+    decl("v_sqrt_f32", f32_1([](float a) { return sqrt_f32(a); }), vop1).srcs(ty::f32),
+    decl("v_exp_f32", f32_1([](float a) { return exp_f32(a); }), vop1).srcs(ty::f32),
+    decl("v_log_f32", f32_1([](float a) { return log_f32(a); }), vop1).srcs(ty::f32),
     decl("v_floor_f32", f32_1([](float a) { return std::floor(a); }), vop1).srcs(ty::f32),
     decl("v_ceil_f32", f32_1([](float a) { return std::ceil(a); }), vop1).srcs(ty::f32),
     decl("v_trunc_f32", f32_1([](float a) { return std::trunc(a); }), vop1).srcs(ty::f32),
     decl("v_rndne_f32", f32_1([](float a) { return std::nearbyint(a); }), vop1).srcs(ty::f32),
     decl("v_fract_f32", f32_1([](float a) { return a - std::floor(a); }), vop1).srcs(ty::f32),
-    decl("v_s_exp_f32", pseudo_scalar([](float a) { return float(std::exp2(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
-    decl("v_s_log_f32", pseudo_scalar([](float a) { return float(std::log2(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
-    decl("v_s_rcp_f32", pseudo_scalar([](float a) { return float(1.0 / double(a)); }), vop3).srcs(ty::f32).only(on_gfx12),
-    decl("v_s_rsq_f32", pseudo_scalar([](float a) { return float(1.0 / std::sqrt(double(a))); }), vop3).srcs(ty::f32).only(on_gfx12),
-    decl("v_s_sqrt_f32", pseudo_scalar([](float a) { return std::sqrt(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_exp_f32", pseudo_scalar([](float a) { return exp_f32(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_log_f32", pseudo_scalar([](float a) { return log_f32(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_rcp_f32", pseudo_scalar([](float a) { return rcp_f32(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_rsq_f32", pseudo_scalar([](float a) { return rsq_f32(a); }), vop3).srcs(ty::f32).only(on_gfx12),
+    decl("v_s_sqrt_f32", pseudo_scalar([](float a) { return sqrt_f32(a); }), vop3).srcs(ty::f32).only(on_gfx12),
     decl("v_div_scale_f32", v_div_scale_f32, vop3).dsts(2).srcs(ty::f32, ty::f32, ty::f32),
     decl("v_div_fmas_f32", v_div_fmas_f32, vop3).srcs(ty::f32, ty::f32, ty::f32),
     decl("v_div_fixup_f32", v_div_fixup_f32, vop3).srcs(ty::f32, ty::f32, ty::f32),

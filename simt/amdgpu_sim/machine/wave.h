@@ -4,6 +4,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -122,6 +123,23 @@ inline float f32(uint32_t b) { return std::bit_cast<float>(b); }
 inline uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 inline double f64(uint64_t b) { return std::bit_cast<double>(b); }
 inline uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
+
+// IEEE 754-2019 maximumNumber / minimumNumber, gfx12's *_num_f32 (RDNA4 §16, V_MAX_NUM_F32 / V_MIN_NUM_F32 and their
+// SALU, VOP3 and VOPD forms): a NaN operand yields the other one; two NaN operands give S0 quieted
+// (cvtToQuietNAN(S0)); -0 < +0.
+inline float quieted(float x) { return f32(bits(x) | 0x00400000u); }
+inline float max_num(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? quieted(a) : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float min_num(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? quieted(a) : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
 
 // Source i of a v_fma_mix* (VOP3P mixed precision, RDNA3/RDNA4 §16.10), x its 32-bit register value, widened exactly
 // to binary32: op_sel_hi bit i says binary16, op_sel bit i which half; neg/abs act on the value in its own format.

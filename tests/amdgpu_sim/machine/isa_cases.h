@@ -349,22 +349,30 @@ inline constexpr uint8_t tp_sim_slot_byte(unsigned lane, unsigned i) { return ui
   X(v_maxmin_f32, "v_maxmin_f32 %0, %1, %2, %3", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, true), c, false))     \
   X(v_maxmin_f32, "v_maxmin_f32 %0, %1, %2, 0x447a0000", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, b, true), 0x447a0000u, false)) \
   X(v_maxmin_f32, "v_maxmin_f32 %0, %1, 0, %2", tp_sim_ieee_max_min(tp_sim_ieee_max_min(a, 0u, true), b, false)))
-// The approximate ones, within the guide's 1 ULP of the exact value: X(name, asm text, host double expression).
+// The approximate ones, within the guide's 1 ULP of the exact value, denormal inputs and results flushed ("denormals
+// are flushed"): X(name, asm text, host double expression).
 #define TP_SIM_VOP_APPROX(X)                                                                                          \
-  X(v_rcp_f32, "v_rcp_f32 %0, %1", 1.0 / double(fa)) X(v_rcp_iflag_f32, "v_rcp_iflag_f32 %0, %1", 1.0 / double(fa))  \
-  X(v_rsq_f32, "v_rsq_f32 %0, %1", 1.0 / std::sqrt(double(fa))) X(v_sqrt_f32, "v_sqrt_f32 %0, %1", std::sqrt(double(fa))) \
-  X(v_exp_f32, "v_exp_f32 %0, %1", std::exp2(double(fa))) X(v_log_f32, "v_log_f32 %0, %1", std::log2(double(fa)))
+  X(v_rcp_f32, "v_rcp_f32 %0, %1", tp_sim_flushed(1.0 / double(tp_sim_ftz(fa))))                                    \
+  X(v_rcp_iflag_f32, "v_rcp_iflag_f32 %0, %1", tp_sim_flushed(1.0 / double(tp_sim_ftz(fa))))                        \
+  X(v_rsq_f32, "v_rsq_f32 %0, %1", 1.0 / std::sqrt(double(tp_sim_ftz(fa))))                                         \
+  X(v_sqrt_f32, "v_sqrt_f32 %0, %1", std::sqrt(double(tp_sim_ftz(fa))))                                             \
+  X(v_exp_f32, "v_exp_f32 %0, %1", tp_sim_flushed(std::exp2(double(tp_sim_ftz(fa)))))                               \
+  X(v_log_f32, "v_log_f32 %0, %1", std::log2(double(tp_sim_ftz(fa))))
 // The pseudo-scalar transcendentals (gfx12: SGPR in, SGPR out), on lane 0's a (f0), moved to every lane's D.
 #if defined(__gfx1100__) || (!defined(__AMDGPU__) && TP_SIM_TEST_GFX11)
   #define TP_SIM_VOP_PSEUDO_SCALAR(X)
 #else
   #define TP_SIM_VOP_PSEUDO_SCALAR(X)                                                                                 \
-    X(v_s_rcp_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_rcp_f32 s41, s40\n\tv_mov_b32 %0, s41", 1.0 / double(f0))      \
+    X(v_s_rcp_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_rcp_f32 s41, s40\n\tv_mov_b32 %0, s41",                        \
+      tp_sim_flushed(1.0 / double(tp_sim_ftz(f0))))                                                                   \
     X(v_s_rsq_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_rsq_f32 s41, s40\n\tv_mov_b32 %0, s41",                        \
-      1.0 / std::sqrt(double(f0)))                                                                                    \
-    X(v_s_sqrt_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_sqrt_f32 s41, s40\n\tv_mov_b32 %0, s41", std::sqrt(double(f0))) \
-    X(v_s_exp_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_exp_f32 s41, s40\n\tv_mov_b32 %0, s41", std::exp2(double(f0))) \
-    X(v_s_log_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_log_f32 s41, s40\n\tv_mov_b32 %0, s41", std::log2(double(f0)))
+      1.0 / std::sqrt(double(tp_sim_ftz(f0))))                                                                        \
+    X(v_s_sqrt_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_sqrt_f32 s41, s40\n\tv_mov_b32 %0, s41",                      \
+      std::sqrt(double(tp_sim_ftz(f0))))                                                                              \
+    X(v_s_exp_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_exp_f32 s41, s40\n\tv_mov_b32 %0, s41",                        \
+      tp_sim_flushed(std::exp2(double(tp_sim_ftz(f0)))))                                                              \
+    X(v_s_log_f32, "v_readfirstlane_b32 s40, %1\n\tv_s_log_f32 s41, s40\n\tv_mov_b32 %0, s41",                        \
+      std::log2(double(tp_sim_ftz(f0))))
 #endif
 
 // Packed math (VOP3P): X(name, asm text, host expression of D), the operation on halves given to

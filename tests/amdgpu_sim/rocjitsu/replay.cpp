@@ -2,7 +2,7 @@
 // compared with what AMD's rocJITsu emulator computed from the same machine code and inputs.
 //
 //   tp-sim-replay --corpus DIR [--known FILE] [--only ID [--trace FILE [--trace-workgroup N] [--trace-wave W]]] [--races] [--dump DIR]
-//                 [--schedule S] [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...
+//                 [--schedule S] [--finding F (--as-rocjitsu READING[,READING] | --witness W)] HIP_OBJECT...
 //
 // --known FILE lists the launches known to disagree (disagreements.txt: "<id> <finding>" per line, each finding
 // investigated in README.md). Such a launch must still disagree: one that agrees fails too (the finding is gone: take
@@ -28,12 +28,12 @@
 // rocJITsu's bytes, each with at least one instruction replaced. Then the class is that difference and nothing else.
 // Exit 0 every launch of the class reproduced, 1 some did not.
 //
-// --finding F --witness sgpr-102-103 is the evidence for the one class no reading can reproduce (rocJITsu's alias of
-// SGPRs 102/103 to the scratch base moves a kernel's scratch into rocJITsu's own memory: rocjitsu_readings.h,
-// sgpr_102_103_witness). It replays every launch of the corpus with the witness attached: each launch --known lists
-// with finding F must still differ from rocJITsu and execute at least one instruction the alias changes (a scratch
-// access or a jump through s[102:103] after a write to s102/s103); every other launch must execute none. Then the
-// class is exactly the launches the alias reaches. Exit 0 both hold, 1 some launch breaks one.
+// --finding F --witness W is the evidence for a class no reading can reproduce, because the difference sends
+// rocJITsu's accesses into its own memory (rocjitsu_readings.h, the witnesses: sgpr-102-103, rocJITsu's alias of
+// SGPRs 102/103 to the scratch base; ds-noreturn-v0, the old LDS word a non-returning atomic writes to v0). It replays
+// every launch of the corpus with the witness attached: each launch --known lists with finding F must still differ
+// from rocJITsu and execute at least one instruction the difference changes; every other launch must execute none.
+// Then the class is exactly the launches the difference reaches. Exit 0 both hold, 1 some launch breaks one.
 //
 // The code objects come from this build: the HIP_OBJECTS' .hip_fatbin bundles (or bare .hsaco code objects), each kernel found by its code object
 // key (launch_record.h: SHA-256 of .text and the kernel descriptor), so a corpus recorded in another checkout finds
@@ -76,6 +76,13 @@ namespace {
 
 using namespace tp::amdgpu_sim;
 namespace fs = std::filesystem;
+
+// The readings --as-rocjitsu takes, for --help and its errors.
+std::string reading_list() {
+  std::string out;
+  for (auto n : rocjitsu_readings::all_names()) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -265,7 +272,7 @@ int run(int argc, char** argv) {
     else if (a == "--trace") trace_path = value();
     else if (a == "--witness") {
       witness = value();
-      if (witness != "sgpr-102-103") throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103)");
+      if (!rocjitsu_readings::make_witness(witness)) throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103, ds-noreturn-v0)");
     }
     else if (a == "--schedule") {
       const std::string v = value();
@@ -287,9 +294,7 @@ int run(int argc, char** argv) {
         const std::string one = list.substr(at, comma - at);
         const auto r = rocjitsu_readings::parse(one);
         if (!r) {
-          std::string known_names;
-          for (auto n : rocjitsu_readings::all_names()) known_names += (known_names.empty() ? "" : ", ") + std::string(n);
-          throw usage_error("--as-rocjitsu: no reading '" + one + "' (" + known_names + ")");
+          throw usage_error("--as-rocjitsu: no reading '" + one + "' (" + reading_list() + ")");
         }
         readings.push_back(*r);
         at = comma + 1;
@@ -297,7 +302,7 @@ int run(int argc, char** argv) {
     }
     else if (a == "-h" || a == "--help") {
       std::cout << "usage: tp-sim-replay --corpus DIR [--known FILE] [--only ID] [--races] [--dump DIR] [--schedule S]\n"
-                   "                     [--finding F (--as-rocjitsu READING[,READING] | --witness sgpr-102-103)] HIP_OBJECT...\n"
+                   "                     [--finding F (--as-rocjitsu READING[,READING] | --witness W)] HIP_OBJECT...\n"
                    "  replays every launch of the rocJITsu corpus DIR on this simulator and compares with rocJITsu's\n"
                    "  results; --known FILE lists launches that must disagree (\"<id> <finding>\" lines); --only ID\n"
                    "  replays the launch ID alone (--trace FILE [--trace-workgroup N] [--trace-wave W]: wave W (0) of workgroup N (0)'s changed VGPRs per instruction,\n"
@@ -306,12 +311,12 @@ int run(int argc, char** argv) {
                    "  DIR/<id>.<buffer>.bin; --schedule S (in_order, reverse, random[:SEED], adversarial[:SEED]) runs\n"
                    "  each launch's waves in that order instead of the recorded one (does a result depend on it?).\n"
                    "  --finding F --as-rocjitsu READINGS replays the launches --known lists\n"
-                   "  with finding F under rocJITsu's reading of those instructions (salu-float-scc, salu-bitscan-scc,\n"
-                   "  wrexec-keeps-dest, salu-host-fminmax, host-transcendentals, mma-f32-sequential, fma-f64-nan-order,\n"
-                   "  iu4-swmmac-layout, fma-mix-unfused, unpacked-workitem-id) and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
+                   "  with finding F under rocJITsu's reading of those instructions (" << reading_list() << ")\n"
+                   "  and requires each to give rocJITsu's bytes (with --schedule S: under S,\n"
                    "  and other bytes under the recorded schedule: a racing launch; --schedule S without readings: a\n"
-                   "  race alone). --finding F --witness sgpr-102-103 replays every launch and requires those\n"
-                   "  listed with F to differ and to run an instruction rocJITsu's s102/s103 alias changes, and\n"
+                   "  race alone). --finding F --witness W (sgpr-102-103: rocJITsu's s102/s103 alias; ds-noreturn-v0:\n"
+                   "  its v0 write by a non-returning LDS atomic) replays every launch and requires those\n"
+                   "  listed with F to differ and to run an instruction that difference changes, and\n"
                    "  every other launch to run none. Exit 0 agree (or disagree as listed), 1 disagree, 2 bad input,\n"
                    "  77 empty.\n";
       return 0;
@@ -391,9 +396,9 @@ int run(int argc, char** argv) {
     lds_hazard_report found;
     std::optional<rocjitsu_readings::plugin> reading;
     if (!readings.empty()) reading.emplace(readings);
-    std::optional<rocjitsu_readings::sgpr_102_103_witness> alias;
-    if (!witness.empty()) alias.emplace();
-    machine::plugin* extra = reading ? static_cast<machine::plugin*>(&*reading) : alias ? &*alias : nullptr;
+    std::unique_ptr<rocjitsu_readings::witness> alias;
+    if (!witness.empty()) alias = rocjitsu_readings::make_witness(witness);
+    machine::plugin* extra = reading ? static_cast<machine::plugin*>(&*reading) : alias.get();
     try {
       std::ofstream trace_file;
       std::optional<wave_trace> trace;
@@ -429,7 +434,8 @@ int run(int argc, char** argv) {
     }
     const auto listed = known.find(id);
     if (alias) {
-      const std::string seen = std::to_string(alias->affected()) + " instructions the alias changes" +
+      const std::string seen = std::to_string(alias->affected()) + " instructions " + std::string(alias->difference()) +
+                               " changes" +
                                (alias->first().empty() ? "" : ", first " + alias->first());
       if (in_finding(id)) {
         if (!diff.empty() && alias->affected() > 0) {
@@ -438,7 +444,7 @@ int run(int argc, char** argv) {
         } else {
           ++unwitnessed;
           std::cout << "FAIL " << id << " " << what << ": listed with " << finding << ", but "
-                    << (diff.empty() ? "it agrees with rocJITsu" : "it runs no instruction the alias changes") << '\n';
+                    << (diff.empty() ? "it agrees with rocJITsu" : "it runs no instruction the difference changes") << '\n';
         }
       } else if (alias->affected() > 0) {
         ++reached_unlisted;
@@ -494,8 +500,8 @@ int run(int argc, char** argv) {
     }
   }
   if (!witness.empty()) {
-    std::cout << witnessed << " launches of " << finding << " differ and run instructions rocJITsu's s102/s103 alias "
-              << "changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
+    std::cout << witnessed << " launches of " << finding << " differ and run instructions "
+              << rocjitsu_readings::make_witness(witness)->difference() << " changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
               << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
     return unwitnessed || reached_unlisted || unreplayable ? 1 : 0;
   }

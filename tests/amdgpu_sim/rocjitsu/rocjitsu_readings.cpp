@@ -8,10 +8,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
 #include "reference/isa/isa.h"
+#include "simt/amdgpu_sim/machine/instruction.h"
 #include "simt/amdgpu_sim/machine/wave.h"
 
 namespace tp::amdgpu_sim::rocjitsu_readings {
@@ -20,11 +23,15 @@ namespace {
 using namespace machine;
 namespace isa = tp::ref::isa;
 
-constexpr std::array<std::pair<reading, std::string_view>, 10> names = {{
+constexpr std::array<std::pair<reading, std::string_view>, 14> names = {{
     {reading::salu_float_scc, "salu-float-scc"},
     {reading::salu_bitscan_scc, "salu-bitscan-scc"},
     {reading::wrexec_keeps_dest, "wrexec-keeps-dest"},
-    {reading::salu_host_fminmax, "salu-host-fminmax"},
+    {reading::host_fminmax, "host-fminmax"},
+    {reading::bcnt_drops_s1, "bcnt-drops-s1"},
+    {reading::perm_selectors, "perm-selectors"},
+    {reading::div_helpers_frexp, "div-helpers-frexp"},
+    {reading::f16_host_narrowing, "f16-host-narrowing"},
     {reading::host_transcendentals, "host-transcendentals"},
     {reading::mma_f32_sequential, "mma-f32-sequential"},
     {reading::fma_f64_nan_order, "fma-f64-nan-order"},
@@ -42,6 +49,27 @@ std::string_view base_mnemonic(const wave& w, const op& o) {
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// A VALU f32 min/max of either arch ("v_dual_" halves named as the VOP2 instruction): how rocJITsu composes it of
+// std::fmax (true) and std::fmin (false), in order, or an empty list.
+std::vector<bool> fminmax_steps(std::string_view m) {
+  if (m == "v_max_f32" || m == "v_max_num_f32") return {true};
+  if (m == "v_min_f32" || m == "v_min_num_f32") return {false};
+  if (m == "v_max3_f32" || m == "v_max3_num_f32") return {true, true};
+  if (m == "v_min3_f32" || m == "v_min3_num_f32") return {false, false};
+  if (m == "v_maxmin_f32" || m == "v_maxmin_num_f32") return {true, false};
+  if (m == "v_minmax_f32" || m == "v_minmax_num_f32") return {false, true};
+  return {};
+}
+std::string_view vop2_name(std::string_view m, std::string& storage) {
+  if (!starts_with(m, "v_dual_")) return m;
+  storage = "v_" + std::string(m.substr(7));
+  return storage;
+}
+// std::fmax / std::fmin (x, y) as clang compiles them for x86-64 (llvm.maxnum / minnum): maxss / minss of y and x
+// plus a NaN check of x, so x's NaN gives y, and y only where strictly beyond x (equal values give x).
+float host_fmax(float x, float y) { return std::isnan(x) ? y : (y > x ? y : x); }
+float host_fmin(float x, float y) { return std::isnan(x) ? y : (y < x ? y : x); }
 
 // rocJITsu's flush of a binary32 denormal to a zero of its sign (transcendental.h: flush_denorm_f32).
 float flush(float x) {
@@ -64,6 +92,54 @@ float rocjitsu_rcp(float x) {
   if (x == 0.0f) return std::copysign(std::numeric_limits<float>::infinity(), x);
   if (std::isinf(x)) return std::copysign(0.0f, x);
   return flush(1.0f / x);
+}
+
+// transcendental.h (rsq_f32, sqrt_f32, log_f32) and simd.h's twins: the host's 1.0f / sqrtf, sqrtf and log2f; rsq
+// and log flush a denormal input (sqrt does not), a negative input gives the default quiet NaN 0x7fc00000.
+float rocjitsu_rsq(float x) {
+  x = flush(x);
+  if (std::isnan(x)) return x;
+  if (x == 0.0f) return std::copysign(std::numeric_limits<float>::infinity(), x);
+  if (x < 0.0f) return std::bit_cast<float>(0x7fc00000u);
+  if (std::isinf(x)) return 0.0f;
+  const volatile float root = std::sqrt(x);  // two roundings: sqrtf, then the division
+  return flush(1.0f / root);
+}
+float rocjitsu_sqrt(float x) {
+  if (std::isnan(x)) return x;
+  if (x < 0.0f) return std::bit_cast<float>(0x7fc00000u);
+  return std::sqrt(x);
+}
+float rocjitsu_log(float x) {
+  x = flush(x);
+  if (std::isnan(x)) return x;
+  if (x == 0.0f) return -std::numeric_limits<float>::infinity();
+  if (x < 0.0f) return std::bit_cast<float>(0x7fc00000u);
+  if (std::isinf(x)) return x;
+  return std::log2(x);
+}
+
+// lib/util/include/util/data_types.h: f32_to_f16, rocJITsu's narrowing (its SIMD twin f32_to_f16_simd alike): numbers
+// rounded to nearest even as _Float16 rounds them; a NaN becomes sign | 0x7c00 | (payload >> 13) | 1, not quieted.
+uint16_t rocjitsu_f16(float x) {
+  const uint32_t f = std::bit_cast<uint32_t>(x);
+  if ((f & 0x7fffffffu) > 0x7f800000u) return uint16_t(((f >> 16) & 0x8000u) | 0x7c00u | ((f & 0x7fffffu) >> 13) | 1u);
+  return std::bit_cast<uint16_t>(_Float16(x));
+}
+// f16_to_f32: numbers exact; a NaN's payload shifted up, not quieted.
+float rocjitsu_f32(uint16_t h) {
+  if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu))
+    return std::bit_cast<float>(uint32_t(h & 0x8000u) << 16 | 0x7f800000u | uint32_t(h & 0x3ffu) << 13);
+  return float(std::bit_cast<_Float16>(h));
+}
+// One binary32 operation as x86-64's SSE executes it: a NaN operand gives the first NaN operand, quieted.
+template <class Op>
+float host_op(float a, float b, Op op) {
+  const auto quiet = [](float v) { return std::bit_cast<float>(std::bit_cast<uint32_t>(v) | 0x00400000u); };
+  if (std::isnan(a)) return quiet(a);
+  if (std::isnan(b)) return quiet(b);
+  const volatile float r = op(a, b);
+  return r;
 }
 
 // Where rocJITsu reads element e (of `elems`, each `bits` wide) of row or column x of a WMMA/SWMMAC operand that it
@@ -171,6 +247,16 @@ void plugin::wave_start(wave& w) {
   }
 }
 
+void plugin::take_sources(wave& w, const op& o, std::string_view mnemonic) {
+  if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on " + std::string(mnemonic) + " is not modelled");
+  valu_unit u{&o, mnemonic, std::vector<uint32_t>(3 * wave_lanes, 0u)};
+  for (unsigned i = 0; i < o.nsrc && i < 3; ++i) {
+    const lane_ref x = read(w, o.src[i]);
+    for (unsigned l = 0; l < wave_lanes; ++l) u.src[3 * l + i] = mod32(x[l], o.src[i].mods);
+  }
+  units_.push_back(std::move(u));
+}
+
 plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const {
   const std::string_view m = base_mnemonic(w, o);
   for (unsigned r = 0; r < readings_.size(); ++r) {
@@ -191,12 +277,38 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
                                    "s_and_not0_wrexec_b64"})
           if (m == s) return kind::wrexec;
         break;
-      case reading::salu_host_fminmax:
+      case reading::host_fminmax: {
         if (m == "s_min_num_f32" || m == "s_max_num_f32") return kind::salu_fminmax;
+        if (!fminmax_steps(m).empty()) return kind::valu_fminmax;
+        if (o.exec == exec_vopd) {
+          std::string sx, sy;
+          const op& x = w.prog->vopd_halves[o.vopd_x];
+          const op& y = w.prog->vopd_halves[o.vopd_y];
+          if (!fminmax_steps(vop2_name(base_mnemonic(w, x), sx)).empty() ||
+              !fminmax_steps(vop2_name(base_mnemonic(w, y), sy)).empty())
+            return kind::valu_fminmax;
+        }
+        break;
+      }
+      case reading::bcnt_drops_s1:
+        if (m == "v_bcnt_u32_b32") return kind::bcnt;
+        break;
+      case reading::div_helpers_frexp:
+        if (m == "v_div_scale_f32") return kind::div_scale;
+        if (m == "v_div_fmas_f32") return kind::div_fmas;
+        if (m == "v_div_fixup_f32") return kind::div_fixup;
+        break;
+      case reading::f16_host_narrowing:
+        if (m == "v_cvt_f16_f32") return kind::cvt_f16;
+        if (m == "v_pk_mul_f16" || m == "v_pk_add_f16") return kind::pk_f16;
+        break;
+      case reading::perm_selectors:
+        if (m == "v_perm_b32") return kind::perm;
         break;
       case reading::host_transcendentals:
-        if (m == "v_exp_f32" || m == "v_rcp_f32" || m == "v_rcp_iflag_f32" || m == "v_s_exp_f32" || m == "v_s_rcp_f32")
-          return kind::transcendental;
+        for (std::string_view t : {"v_exp_f32", "v_rcp_f32", "v_rcp_iflag_f32", "v_rsq_f32", "v_sqrt_f32", "v_log_f32",
+                                   "v_s_exp_f32", "v_s_rcp_f32", "v_s_rsq_f32", "v_s_sqrt_f32", "v_s_log_f32"})
+          if (m == t) return kind::transcendental;
         break;
       case reading::fma_f64_nan_order:
         if (m == "v_fma_f64") return kind::fma_f64;
@@ -231,6 +343,46 @@ void plugin::before_instruction(wave& w, const op& o) {
     kept_scc_ = w.scc();
   } else if (pending_ == kind::salu_fminmax) {
     for (unsigned i = 0; i < 2; ++i) salu_src_[i] = read(w, o.src[i])[0];
+  } else if (pending_ == kind::div_scale || pending_ == kind::div_fmas || pending_ == kind::div_fixup ||
+             pending_ == kind::pk_f16) {
+    units_.clear();
+    if (pending_ == kind::div_scale) {
+      if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on v_div_scale_f32 is not modelled");
+      vcc_before_ = w.s[sreg::vcc_lo];
+      valu_unit u{&o, "v_div_scale_f32", std::vector<uint32_t>(3 * wave_lanes, 0u)};
+      for (unsigned i = 0; i < 3; ++i) {
+        const lane_ref x = read(w, o.src[i]);
+        for (unsigned l = 0; l < wave_lanes; ++l) u.src[3 * l + i] = mod32(x[l], o.src[i].mods);
+      }
+      units_.push_back(std::move(u));
+    } else if (pending_ == kind::pk_f16) {
+      valu_unit u{&o, base_mnemonic(w, o), std::vector<uint32_t>(3 * wave_lanes, 0u)};
+      for (unsigned i = 0; i < 2; ++i) {
+        const lane_ref x = read(w, o.src[i]);
+        for (unsigned l = 0; l < wave_lanes; ++l) u.src[3 * l + i] = x[l];
+      }
+      units_.push_back(std::move(u));
+    } else {
+      take_sources(w, o, base_mnemonic(w, o));
+    }
+  } else if (pending_ == kind::cvt_f16) {
+    if (o.clamp || o.omod || o.op_sel) fail(w, o, "rocjitsu reading: clamp/omod/op_sel on v_cvt_f16_f32 is not modelled");
+    src_.resize(wave_lanes);
+    const lane_ref s = read(w, o.src[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l) src_[l] = mod32(s[l], o.src[0].mods);
+  } else if (pending_ == kind::valu_fminmax || pending_ == kind::bcnt || pending_ == kind::perm) {
+    // A VOPD pair reads all its sources before either half writes (dispatcher.cpp: exec_vopd), so both are taken now.
+    units_.clear();
+    if (o.exec == exec_vopd) {
+      for (const uint32_t h : {o.vopd_x, o.vopd_y}) {
+        const op& half = w.prog->vopd_halves[h];
+        std::string storage;
+        const std::string_view m = vop2_name(base_mnemonic(w, half), storage);
+        if (!fminmax_steps(m).empty()) take_sources(w, half, w.prog->mnemonics[half.mnemonic]);
+      }
+    } else {
+      take_sources(w, o, base_mnemonic(w, o));
+    }
   } else if (pending_ == kind::transcendental) {
     if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on a transcendental is not modelled");
     src_.resize(wave_lanes);
@@ -298,34 +450,168 @@ void plugin::after_instruction(wave& w, const op& o) {
   }
   if (k == kind::salu_fminmax) {
     // isa/arch/amdgpu/shared/execute_shared.h: execute_s_{min,max}_num_f32_sop2 are std::fmin / std::fmax of
-    // ssrc0 (x), ssrc1 (y), which clang compiles for x86-64 (llvm.minnum / maxnum) to minss / maxss of y and x plus a
-    // NaN check of x: isnan(x) ? y : (y < x ? y : x) for min, (y > x ? y : x) for max, so equal values, +0 and -0
-    // among them, give x. (The host library's fminf picks by sign; this is what rocJITsu's bytes show.)
+    // ssrc0 (x), ssrc1 (y). (The host library's fminf picks by sign; the compiled code is what rocJITsu's bytes show.)
     const float x = std::bit_cast<float>(salu_src_[0]), y = std::bit_cast<float>(salu_src_[1]);
     const bool min = base_mnemonic(w, o) == "s_min_num_f32";
-    const float r = std::isnan(x) ? y : min ? (y < x ? y : x) : (y > x ? y : x);
     const uint16_t reg = o.dst[0].reg;  // a null destination is sreg::null_sink already (decoder.cpp)
-    w.s[reg] = std::bit_cast<uint32_t>(r);
+    w.s[reg] = std::bit_cast<uint32_t>(min ? host_fmin(x, y) : host_fmax(x, y));
+    return;
+  }
+  if (k == kind::valu_fminmax || k == kind::bcnt || k == kind::perm) {
+    for (const valu_unit& u : units_) {
+      uint32_t* d = vdst(w, u.o->dst[0]);
+      std::string storage;
+      const std::vector<bool> steps = fminmax_steps(vop2_name(u.mnemonic, storage));
+      for (unsigned l = 0; l < wave_lanes; ++l) {
+        if (!w.lane_on(l)) continue;
+        const uint32_t* s = &u.src[3 * l];
+        if (k == kind::bcnt) {
+          // execute_shared.h: execute_v_bcnt_u32_b32_vop3 writes std::popcount(src0) (its SIMD twin
+          // util::popcount_u32_simd alike): src1 is never read.
+          d[l] = uint32_t(std::popcount(s[0]));
+        } else if (k == kind::perm) {
+          // execute_shared.h: execute_v_perm_b32_vop3 (and util::perm_b32_simd): selector byte sel of {S0, S1} for
+          // sel < 8, 0xff for 0x0d, 0x00 for every other value.
+          const uint64_t bytes = uint64_t(s[0]) << 32 | s[1];
+          uint32_t r = 0;
+          for (unsigned i = 0; i < 4; ++i) {
+            const unsigned sel = (s[2] >> (8 * i)) & 0xffu;
+            const uint32_t byte = sel < 8 ? uint32_t(bytes >> (8 * sel)) & 0xffu : sel == 0x0d ? 0xffu : 0u;
+            r |= byte << (8 * i);
+          }
+          d[l] = r;
+        } else {
+          // execute_shared.h: execute_v_{min,max}{,3}{,_num}_f32 and v_{minmax,maxmin}{,_num}_f32 (VOP2 and VOP3),
+          // and the VOPD halves (rdna3/vopd.cpp, rdna4/vopd.cpp: std::fmax / std::fmin of src0, src1): the steps of
+          // fminmax_steps on S0, S1, then S2.
+          float r = std::bit_cast<float>(s[0]);
+          for (unsigned i = 0; i < steps.size(); ++i) {
+            const float y = std::bit_cast<float>(s[i + 1]);
+            r = steps[i] ? host_fmax(r, y) : host_fmin(r, y);
+          }
+          d[l] = std::bit_cast<uint32_t>(r);
+        }
+      }
+    }
     return;
   }
   if (k == kind::transcendental) {
     const std::string_view m = base_mnemonic(w, o);
-    const bool exp = m == "v_exp_f32" || m == "v_s_exp_f32";
+    const std::string_view f = m.substr(starts_with(m, "v_s_") ? 4 : 2);  // "exp_f32", "rcp_iflag_f32", ...
+    const auto fn = [&](float x) {
+      if (f == "exp_f32") return rocjitsu_exp(x);
+      if (f == "rsq_f32") return rocjitsu_rsq(x);
+      if (f == "sqrt_f32") return rocjitsu_sqrt(x);
+      if (f == "log_f32") return rocjitsu_log(x);
+      return rocjitsu_rcp(x);
+    };
     if (starts_with(m, "v_s_")) {
-      // gfx12's scalar-destination forms (execute_v_s_exp_f32_vop3 / execute_v_s_rcp_f32_vop3): the same functions of
-      // the scalar source, written to the SGPR when any lane is on.
-      if (w.exec() != 0 && o.dst[0].reg != sreg::null) {
-        const float x = std::bit_cast<float>(src_[0]);
-        w.s[o.dst[0].reg] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
-      }
+      // gfx12's scalar-destination forms (execute_v_s_{exp,rcp,rsq,sqrt,log}_f32_vop3): the same functions of the
+      // scalar source, written to the SGPR when any lane is on.
+      if (w.exec() != 0 && o.dst[0].reg != sreg::null)
+        w.s[o.dst[0].reg] = std::bit_cast<uint32_t>(fn(std::bit_cast<float>(src_[0])));
       return;
     }
     uint32_t* d = vdst(w, o.dst[0]);
     for (unsigned l = 0; l < wave_lanes; ++l)
-      if (w.lane_on(l)) {
-        const float x = std::bit_cast<float>(src_[l]);
-        d[l] = std::bit_cast<uint32_t>(exp ? rocjitsu_exp(x) : rocjitsu_rcp(x));
+      if (w.lane_on(l)) d[l] = std::bit_cast<uint32_t>(fn(std::bit_cast<float>(src_[l])));
+    return;
+  }
+  if (k == kind::cvt_f16) {
+    // execute_shared.h: execute_v_cvt_f16_f32_vop1/_vop3 write f32_to_f16_simd(S0) to D's low half.
+    uint32_t* d = vdst(w, o.dst[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l)
+      if (w.lane_on(l)) d[l] = (d[l] & 0xffff0000u) | rocjitsu_f16(std::bit_cast<float>(src_[l]));
+    return;
+  }
+  if (k == kind::pk_f16) {
+    // execute_shared.h: execute_v_pk_{mul,add}_f16_vop3p (simd_glue.h's packed-f16 path alike): each half widened
+    // (f16_to_f32), neg_lo/neg_hi applied to the value, multiplied or added in binary32, narrowed (f32_to_f16); clamp
+    // is not applied (simd_glue.h says so).
+    const valu_unit& u = units_.front();
+    const bool mul = u.mnemonic == "v_pk_mul_f16";
+    uint32_t* d = vdst(w, o.dst[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!w.lane_on(l)) continue;
+      const auto half = [&](unsigned src, uint8_t sel, uint8_t neg) {
+        const uint32_t x = u.src[3 * l + src];
+        const float v = rocjitsu_f32(uint16_t((sel >> src) & 1u ? x >> 16 : x));
+        return (neg >> src) & 1u ? -v : v;
+      };
+      const auto op = [&](float a, float b) {
+        return rocjitsu_f16(mul ? host_op(a, b, std::multiplies<float>()) : host_op(a, b, std::plus<float>()));
+      };
+      const uint32_t lo = op(half(0, o.op_sel, o.neg_lo), half(1, o.op_sel, o.neg_lo));
+      const uint32_t hi = op(half(0, o.op_sel_hi, o.neg_hi), half(1, o.op_sel_hi, o.neg_hi));
+      d[l] = lo | hi << 16;
+    }
+    return;
+  }
+  if (k == kind::div_scale || k == kind::div_fmas || k == kind::div_fixup) {
+    const valu_unit& u = units_.front();
+    uint32_t* d = vdst(w, o.dst[0]);
+    if (k == kind::div_scale) {
+      // execute_shared.h: execute_v_div_scale_f32_vop3. Its VCC starts from wf.vcc() and is written to sdst whole.
+      uint32_t vcc = vcc_before_;
+      for (unsigned l = 0; l < wave_lanes; ++l) {
+        if (!w.lane_on(l)) continue;
+        const float s0 = std::bit_cast<float>(u.src[3 * l]), s1 = std::bit_cast<float>(u.src[3 * l + 1]),
+                    s2 = std::bit_cast<float>(u.src[3 * l + 2]);
+        float r = s0;
+        bool set = false;
+        if (s2 != 0.0f && s1 != 0.0f) {
+          int e1 = 0, e2 = 0;
+          std::frexp(s1, &e1);  // the host's frexp: an infinity's or a NaN's exponent is 0 (glibc)
+          std::frexp(s2, &e2);
+          const bool rcp_denormal = std::fpclassify(1.0 / double(s1)) == FP_SUBNORMAL;  // never, for a binary32 S1
+          const bool q_denormal = std::fpclassify(s2 / s1) == FP_SUBNORMAL;
+          if (e2 - e1 >= 96) {
+            set = true;
+            if (s0 == s1) r = std::ldexp(s0, 64);
+          } else if (std::fpclassify(s1) == FP_SUBNORMAL) {
+            r = std::ldexp(s0, 64);
+          } else if (rcp_denormal && q_denormal) {
+            set = true;
+            if (s0 == s1) r = std::ldexp(s0, 64);
+          } else if (rcp_denormal) {
+            r = std::ldexp(s0, -64);
+          } else if (q_denormal) {
+            set = true;
+            if (s0 == s2) r = std::ldexp(s0, 64);
+          } else if (e2 <= -23) {
+            r = std::ldexp(s0, 64);
+          }
+        }
+        vcc = set ? vcc | (1u << l) : vcc & ~(1u << l);
+        d[l] = std::bit_cast<uint32_t>(r);
       }
+      if (o.dst[1].reg != sreg::null_sink) w.s[o.dst[1].reg] = vcc;
+      return;
+    }
+    if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on the division helpers is not modelled");
+    const uint32_t vcc = w.s[sreg::vcc_lo];
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!w.lane_on(l)) continue;
+      const float a = std::bit_cast<float>(u.src[3 * l]), b = std::bit_cast<float>(u.src[3 * l + 1]),
+                  c = std::bit_cast<float>(u.src[3 * l + 2]);
+      float r;
+      if (k == kind::div_fmas) {
+        // execute_v_div_fmas_f32_vop3: std::fma, then times 2^32 where the lane's VCC bit is set.
+        r = std::fma(a, b, c);
+        if ((vcc >> l) & 1u) r = std::ldexp(r, 32);
+      } else {
+        // execute_v_div_fixup_f32_vop3 (div_fixup_f32_simd alike), p = a, b the denominator, c the numerator.
+        const float sign = std::bit_cast<float>(std::bit_cast<uint32_t>(b) ^ std::bit_cast<uint32_t>(c));
+        const float inf = std::numeric_limits<float>::infinity();
+        if (std::isnan(c)) r = c;
+        else if (std::isnan(b)) r = b;
+        else if ((c == 0.0f && b == 0.0f) || (std::isinf(c) && std::isinf(b))) r = std::bit_cast<float>(0x7fc00000u);
+        else if (b == 0.0f || std::isinf(c)) r = std::copysign(inf, sign);
+        else if (c == 0.0f || std::isinf(b)) r = std::copysign(0.0f, sign);
+        else r = a;
+      }
+      d[l] = std::bit_cast<uint32_t>(r);
+    }
     return;
   }
   if (k == kind::fma_f64) {
@@ -353,13 +639,13 @@ void plugin::after_instruction(wave& w, const op& o) {
     uint32_t* d = vdst(w, o.dst[0]);
     for (unsigned l = 0; l < wave_lanes; ++l) {
       if (!w.lane_on(l)) continue;
-      // volatile: two roundings, whatever contraction the host compiler would do.
-      const volatile float prod = mix_[3 * l] * mix_[3 * l + 1];
-      float r = prod + mix_[3 * l + 2];
+      // Two roundings, and a NaN operand gives the first NaN operand quieted (as the host's SSE code computes it).
+      const float prod = host_op(mix_[3 * l], mix_[3 * l + 1], std::multiplies<float>());
+      float r = host_op(prod, mix_[3 * l + 2], std::plus<float>());
       if (o.clamp) r = std::clamp(r, 0.0f, 1.0f);  // as rocJITsu's: a NaN stays NaN
       if (m == "v_fma_mix_f32") d[l] = std::bit_cast<uint32_t>(r);
       else {
-        const uint32_t h = std::bit_cast<uint16_t>(_Float16(r));
+        const uint32_t h = rocjitsu_f16(r);  // data_types.h f32_to_f16
         d[l] = m == "v_fma_mixlo_f16" ? (d[l] & 0xffff0000u) | h : (d[l] & 0xffffu) | h << 16;
       }
     }
@@ -441,11 +727,11 @@ bool names_102_103(const operand& x) {
 }
 }  // namespace
 
-void sgpr_102_103_witness::wave_start(wave& w) { std::erase(wrote_, &w); }
+void sgpr_102_103_witness::wave_start(wave& w) { std::erase(marked_, &w); }
 
 void sgpr_102_103_witness::after_instruction(wave& w, const op& o) {
   for (unsigned d = 0; d < o.ndst; ++d)
-    if (names_102_103(o.dst[d]) && std::find(wrote_.begin(), wrote_.end(), &w) == wrote_.end()) wrote_.push_back(&w);
+    if (names_102_103(o.dst[d]) && !marked(w)) marked_.push_back(&w);
 }
 
 void sgpr_102_103_witness::before_instruction(wave& w, const op& o) {
@@ -454,15 +740,59 @@ void sgpr_102_103_witness::before_instruction(wave& w, const op& o) {
 }
 
 void sgpr_102_103_witness::memory(const wave& w, const op& o, const memory_access& a) {
-  if (a.space == memory_space::scratch && std::find(wrote_.begin(), wrote_.end(), &w) != wrote_.end()) note(w, o);
+  if (a.space == memory_space::scratch && marked(w)) note(w, o);
 }
 
-void sgpr_102_103_witness::note(const wave& w, const op& o) {
+namespace {
+// Whether o, or either half of a VOPD pair, has a source (dst: a destination) register range that holds v0.
+bool touches_v0(const wave& w, const op& o, bool dst) {
+  if (o.exec == exec_vopd)
+    return touches_v0(w, w.prog->vopd_halves[o.vopd_x], dst) || touches_v0(w, w.prog->vopd_halves[o.vopd_y], dst);
+  const unsigned n = dst ? o.ndst : o.nsrc;
+  for (unsigned i = 0; i < n; ++i) {
+    const operand& x = dst ? o.dst[i] : o.src[i];
+    if (x.kind == opnd::vgpr && x.reg == 0) return true;
+  }
+  return false;
+}
+bool ds_noreturn_atomic(std::string_view m) {
+  if (!starts_with(m, "ds_") || m.find("_rtn") != std::string_view::npos) return false;
+  for (std::string_view a : {"ds_add_", "ds_sub_", "ds_rsub_", "ds_inc_", "ds_dec_", "ds_min_", "ds_max_", "ds_and_",
+                             "ds_or_", "ds_xor_", "ds_cmpstore_", "ds_cond_sub_", "ds_pk_add_"})
+    if (starts_with(m, a)) return true;
+  return false;
+}
+}  // namespace
+
+void ds_noreturn_v0_witness::wave_start(wave& w) { std::erase(marked_, &w); }
+
+void ds_noreturn_v0_witness::before_instruction(wave& w, const op& o) {
+  if (marked(w) && touches_v0(w, o, false)) note(w, o);
+}
+
+void ds_noreturn_v0_witness::after_instruction(wave& w, const op& o) {
+  if (ds_noreturn_atomic(base_mnemonic(w, o)) && w.exec() != 0) {
+    if (!marked(w)) marked_.push_back(&w);
+  } else if (marked(w) && touches_v0(w, o, true)) {
+    std::erase(marked_, &w);  // v0 written again: what the kernel reads from it now is its own
+  }
+}
+
+bool witness::marked(const wave& w) const { return std::find(marked_.begin(), marked_.end(), &w) != marked_.end(); }
+
+void witness::note(const wave& w, const op& o) {
   if (affected_++ == 0) {
     char pc[24];
     std::snprintf(pc, sizeof pc, "0x%x", o.pc);
     first_ = std::string(w.prog->mnemonics[o.mnemonic]) + " at .text+" + pc;
   }
 }
+
+std::unique_ptr<witness> make_witness(std::string_view name) {
+  if (name == "sgpr-102-103") return std::make_unique<sgpr_102_103_witness>();
+  if (name == "ds-noreturn-v0") return std::make_unique<ds_noreturn_v0_witness>();
+  return nullptr;
+}
+std::vector<std::string_view> witness_names() { return {"sgpr-102-103", "ds-noreturn-v0"}; }
 
 }  // namespace tp::amdgpu_sim::rocjitsu_readings
