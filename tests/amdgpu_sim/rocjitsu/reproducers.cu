@@ -18,6 +18,19 @@
 //               (K 8..11) = 1 (lane 0, bits [19:16]), its index fields (lane 0 bits [11:8]) 0b0100 (positions 0 and
 //               1: K 8 and 9), B[8][0] = 1 (AMD's Matrix Instruction Calculator: lane 0, v1 bits [3:0]); every other
 //               bit 0. D[0][0] (lane 0, d0) = 1, every other element 0.                    finding iu4-swmmac-layout
+//   bcnt        v_bcnt_u32_b32 D, 0, 37: D = S1 + popcount(S0) = 37.                          finding bcnt-drops-s1
+//   perm        v_perm_b32 D, 0x80000000, 0x00008000, selector 0x0e0b0908 (BYTE_PERMUTE of {S0, S1}): byte 0 by
+//               selector 8, the sign of S1's low half-word (1: 0xff); byte 1 by 9, of S1's high one (0: 0x00); byte 2
+//               by 11, of S0's high one (0xff); byte 3 by 14 (13 and above: 0xff): 0xffff00ff.  finding perm-selectors
+//   minmax-nan  gfx12 v_max_num_f32 (RDNA4 V_MAX_NUM_F32: two NaNs give cvtToQuietNAN(S0)), gfx11 v_max_f32 (RDNA3
+//               V_MAX_F32, IEEE mode: a signalling S0 quieted) of the signalling NaNs 0x7fa00001, 0x7fa00002:
+//               0x7fe00001.                                                                  finding host-fminmax
+//   pk-clamp    v_pk_mul_f16 D, 2.0|2.0, 2.0|2.0 clamp: each half clamped to [0, 1]: 0x3c003c00.
+//                                                                                       finding f16-host-narrowing
+//   div-fixup   v_div_fixup_f32 D, 3.0, -2.0, 6.0 (quotient, denominator, numerator): the sign of S1 xor S2 on
+//               |S0|: -3.0 (0xc0400000).                                                 finding div-helpers-frexp
+//   ds-v0       v0 = 0x1234, then ds_add_u32 (no return value) on an LDS word holding 5, then v0 read back: 0x1234
+//               (the guides return data only for the _RTN forms).                   finding ds-noreturn-v0-clobber
 //
 // Exit 0: each as the ISA defines; 1: one differs (printed) or a HIP call failed; 77: no RDNA3 / RDNA4 device. The
 // gfx1201-only cases are named as not applicable on gfx1100, never counted. On an arch a kernel is not written for its
@@ -101,6 +114,71 @@ __global__ void iu4_swmmac(std::uint32_t* out) {
 #else
   (void)out;
 #endif
+}
+
+// One VALU instruction per kernel on operands from memory (not folded by the compiler); lane 0 stores D.
+__global__ void bcnt(const std::uint32_t* in, std::uint32_t* out) {
+  std::uint32_t d = 0;
+#if defined(__gfx1100__) || defined(__gfx1201__)
+  asm volatile("v_bcnt_u32_b32 %0, %1, %2" : "=v"(d) : "v"(in[0]), "v"(in[1]));
+#endif
+  out[0] = d;
+}
+
+__global__ void perm(const std::uint32_t* in, std::uint32_t* out) {
+  std::uint32_t d = 0;
+#if defined(__gfx1100__) || defined(__gfx1201__)
+  asm volatile("v_perm_b32 %0, %1, %2, %3" : "=v"(d) : "v"(in[0]), "v"(in[1]), "v"(in[2]));
+#endif
+  out[0] = d;
+}
+
+__global__ void minmax_nan(const std::uint32_t* in, std::uint32_t* out) {
+  std::uint32_t d = 0;
+#if defined(__gfx1201__)
+  asm volatile("v_max_num_f32 %0, %1, %2" : "=v"(d) : "v"(in[0]), "v"(in[1]));
+#elif defined(__gfx1100__)
+  asm volatile("v_max_f32 %0, %1, %2" : "=v"(d) : "v"(in[0]), "v"(in[1]));
+#endif
+  out[0] = d;
+}
+
+__global__ void pk_clamp(const std::uint32_t* in, std::uint32_t* out) {
+  std::uint32_t d = 0;
+#if defined(__gfx1100__) || defined(__gfx1201__)
+  asm volatile("v_pk_mul_f16 %0, %1, %2 clamp" : "=v"(d) : "v"(in[0]), "v"(in[1]));
+#endif
+  out[0] = d;
+}
+
+__global__ void div_fixup(const std::uint32_t* in, std::uint32_t* out) {
+  std::uint32_t d = 0;
+#if defined(__gfx1100__) || defined(__gfx1201__)
+  asm volatile("v_div_fixup_f32 %0, %1, %2, %3" : "=v"(d) : "v"(in[0]), "v"(in[1]), "v"(in[2]));
+#endif
+  out[0] = d;
+}
+
+// Each lane adds 1 to its own LDS word (5 before) with ds_add_u32, whose encoding has an unused vdst field (0: v0).
+__global__ void ds_noreturn_v0(std::uint32_t* out) {
+  __shared__ std::uint32_t words[32];
+  const std::uint32_t lane = __builtin_amdgcn_workitem_id_x();
+  words[lane] = 5;  // each lane touches its own word only: no barrier (the asm's "memory" clobber keeps the order)
+  std::uint32_t v0 = 0;
+#if defined(__gfx1100__) || defined(__gfx1201__)
+  const std::uint32_t at = std::uint32_t(reinterpret_cast<std::uintptr_t>(&words[lane]));
+  #if defined(__gfx1201__)
+    #define TP_WAIT_LDS "s_wait_dscnt 0x0"
+  #else
+    #define TP_WAIT_LDS "s_waitcnt lgkmcnt(0)"
+  #endif
+  asm volatile("v_mov_b32 v0, 0x1234\n\tds_add_u32 %1, %2\n\t" TP_WAIT_LDS "\n\tv_mov_b32 %0, v0"
+               : "=v"(v0)
+               : "v"(at), "v"(1u)
+               : "v0", "memory");
+  #undef TP_WAIT_LDS
+#endif
+  out[lane] = v0;
 }
 
 namespace {
@@ -188,6 +266,44 @@ int main() {
   report("s102-branch", branch == 1, line);
 
   std::vector<void*> allocated{fi, fo, io, bo};
+  // The one-instruction kernels: (name, kernel, operands, the ISA's D, what it computes).
+  struct one_instruction {
+    const char* name;
+    void (*kernel)(const std::uint32_t*, std::uint32_t*);
+    std::uint32_t in[3];
+    std::uint32_t want;
+    const char* what;
+  };
+  const one_instruction singles[] = {
+      {"bcnt", bcnt, {0, 37, 0}, 37, "v_bcnt_u32_b32(0, 37)"},
+      {"perm", perm, {0x80000000u, 0x00008000u, 0x0e0b0908u}, 0xffff00ffu,
+       "v_perm_b32(0x80000000, 0x00008000, 0x0e0b0908)"},
+      {"minmax-nan", minmax_nan, {0x7fa00001u, 0x7fa00002u, 0}, 0x7fe00001u,
+       arch == "gfx1201" ? "v_max_num_f32(sNaN 0x7fa00001, sNaN 0x7fa00002)" : "v_max_f32(sNaN 0x7fa00001, sNaN 0x7fa00002)"},
+      {"pk-clamp", pk_clamp, {0x40004000u, 0x40004000u, 0}, 0x3c003c00u, "v_pk_mul_f16(2|2, 2|2) clamp"},
+      {"div-fixup", div_fixup, {bits(3.0f), bits(-2.0f), bits(6.0f)}, bits(-3.0f), "v_div_fixup_f32(3, -2, 6)"},
+  };
+  for (const one_instruction& c : singles) {
+    std::uint32_t d = 0xFFFFFFFFu;
+    std::uint32_t *ci = device_copy(c.in, 3), *co = device_copy(&d, 1);
+    if (!ci || !co) return 1;
+    c.kernel<<<1, 32>>>(ci, co);
+    if (!fetch(&d, co, 1)) return 1;
+    std::snprintf(line, sizeof line, "%s = 0x%08x; the ISA: 0x%08x", c.what, d, c.want);
+    report(c.name, d == c.want, line);
+    allocated.insert(allocated.end(), {ci, co});
+  }
+  std::vector<std::uint32_t> v0(32, 0xFFFFFFFFu);
+  std::uint32_t* vo = device_copy(v0.data(), v0.size());
+  if (!vo) return 1;
+  ds_noreturn_v0<<<1, 32>>>(vo);
+  if (!fetch(v0.data(), vo, v0.size())) return 1;
+  int changed = 0;
+  for (std::uint32_t x : v0) changed += x != 0x1234u;
+  std::snprintf(line, sizeof line, "v0 after ds_add_u32 (no return value): lane 0 0x%08x, %d of 32 lanes changed; the ISA: 0x1234, 0",
+                v0[0], changed);
+  report("ds-v0", changed == 0, line);
+  allocated.push_back(vo);
   if (arch != "gfx1201") {
     std::printf("n/a  salu-scc, iu4-swmmac: gfx1201 only (this device is %s)\n", arch.c_str());
   } else {
