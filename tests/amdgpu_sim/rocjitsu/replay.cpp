@@ -77,12 +77,14 @@ namespace {
 using namespace tp::amdgpu_sim;
 namespace fs = std::filesystem;
 
-// The readings --as-rocjitsu takes, for --help and its errors.
-std::string reading_list() {
+// "a, b, c": the readings --as-rocjitsu takes and the witnesses --witness takes, for --help and the errors.
+std::string joined(const std::vector<std::string_view>& names) {
   std::string out;
-  for (auto n : rocjitsu_readings::all_names()) out += (out.empty() ? "" : ", ") + std::string(n);
+  for (auto n : names) out += (out.empty() ? "" : ", ") + std::string(n);
   return out;
 }
+std::string reading_list() { return joined(rocjitsu_readings::all_names()); }
+std::string witness_list() { return joined(rocjitsu_readings::witness_names()); }
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -272,7 +274,8 @@ int run(int argc, char** argv) {
     else if (a == "--trace") trace_path = value();
     else if (a == "--witness") {
       witness = value();
-      if (!rocjitsu_readings::make_witness(witness)) throw usage_error("--witness: no witness '" + witness + "' (sgpr-102-103, ds-noreturn-v0)");
+      if (!rocjitsu_readings::make_witness(witness))
+        throw usage_error("--witness: no witness '" + witness + "' (" + witness_list() + ")");
     }
     else if (a == "--schedule") {
       const std::string v = value();
@@ -329,6 +332,8 @@ int run(int argc, char** argv) {
   if (finding.empty() != (readings.empty() && witness.empty() && !schedule))
     throw usage_error("--finding goes with --as-rocjitsu, --schedule (or both), or --witness");
   if (schedule && !witness.empty()) throw usage_error("--schedule and --witness exclude each other");
+  // What the witness observes, for the summary ("rocJITsu's s102/s103 alias").
+  const std::string difference = witness.empty() ? "" : std::string(rocjitsu_readings::make_witness(witness)->difference());
   // A class proven by replaying its launches: with rocJITsu's readings, under another schedule, or both.
   const bool proving = !finding.empty() && witness.empty();
   if (!finding.empty() && known_path.empty()) throw usage_error("--finding needs --known FILE (the launches of the class)");
@@ -358,10 +363,15 @@ int run(int argc, char** argv) {
     const auto it = known.find(id);
     return it != known.end() && it->second.substr(0, it->second.find(' ')) == finding;
   };
-  // --finding with a reading: the launches of that class only (the witness replays them all).
-  if (!finding.empty() && witness.empty()) {
-    std::erase_if(launches, [&](const fs::path& p) { return !in_finding(p.stem().string()); });
-    if (launches.empty()) throw usage_error(known_path + " lists no launch with finding " + finding);
+  // --finding: a class with no launch proves nothing. With a reading: the launches of that class only (the witness
+  // replays them all).
+  if (!finding.empty()) {
+    if (std::none_of(known.begin(), known.end(), [&](const auto& k) { return in_finding(k.first); }))
+      throw usage_error(known_path + " lists no launch with finding " + finding);
+    if (witness.empty()) {
+      std::erase_if(launches, [&](const fs::path& p) { return !in_finding(p.stem().string()); });
+      if (launches.empty()) throw usage_error("the corpus holds no launch " + known_path + " lists with finding " + finding);
+    }
   }
   code_store store;
   store.add_objects(objects);
@@ -500,8 +510,8 @@ int run(int argc, char** argv) {
     }
   }
   if (!witness.empty()) {
-    std::cout << witnessed << " launches of " << finding << " differ and run instructions "
-              << rocjitsu_readings::make_witness(witness)->difference() << " changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
+    std::cout << witnessed << " launches of " << finding << " differ and run instructions " << difference
+              << " changes; " << unwitnessed << " listed do not; " << reached_unlisted << " not listed run such "
               << "instructions; " << others << " others run none; " << unreplayable << " cannot be replayed\n";
     return unwitnessed || reached_unlisted || unreplayable ? 1 : 0;
   }

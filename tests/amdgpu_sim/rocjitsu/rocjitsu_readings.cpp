@@ -50,21 +50,18 @@ std::string_view base_mnemonic(const wave& w, const op& o) {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// A VALU f32 min/max of either arch ("v_dual_" halves named as the VOP2 instruction): how rocJITsu composes it of
-// std::fmax (true) and std::fmin (false), in order, or an empty list.
+// A VALU f32 min/max of either arch, a VOPD half ("v_dual_max_f32") as its VOP2 instruction: how rocJITsu composes
+// it of std::fmax (true) and std::fmin (false), in order, or an empty list.
 std::vector<bool> fminmax_steps(std::string_view m) {
-  if (m == "v_max_f32" || m == "v_max_num_f32") return {true};
-  if (m == "v_min_f32" || m == "v_min_num_f32") return {false};
-  if (m == "v_max3_f32" || m == "v_max3_num_f32") return {true, true};
-  if (m == "v_min3_f32" || m == "v_min3_num_f32") return {false, false};
-  if (m == "v_maxmin_f32" || m == "v_maxmin_num_f32") return {true, false};
-  if (m == "v_minmax_f32" || m == "v_minmax_num_f32") return {false, true};
+  if (!starts_with(m, "v_")) return {};
+  m.remove_prefix(starts_with(m, "v_dual_") ? 7 : 2);
+  if (m == "max_f32" || m == "max_num_f32") return {true};
+  if (m == "min_f32" || m == "min_num_f32") return {false};
+  if (m == "max3_f32" || m == "max3_num_f32") return {true, true};
+  if (m == "min3_f32" || m == "min3_num_f32") return {false, false};
+  if (m == "maxmin_f32" || m == "maxmin_num_f32") return {true, false};
+  if (m == "minmax_f32" || m == "minmax_num_f32") return {false, true};
   return {};
-}
-std::string_view vop2_name(std::string_view m, std::string& storage) {
-  if (!starts_with(m, "v_dual_")) return m;
-  storage = "v_" + std::string(m.substr(7));
-  return storage;
 }
 // std::fmax / std::fmin (x, y) as clang compiles them for x86-64 (llvm.maxnum / minnum): maxss / minss of y and x
 // plus a NaN check of x, so x's NaN gives y, and y only where strictly beyond x (equal values give x).
@@ -280,14 +277,9 @@ plugin::kind plugin::classify(const wave& w, const op& o, unsigned& which) const
       case reading::host_fminmax: {
         if (m == "s_min_num_f32" || m == "s_max_num_f32") return kind::salu_fminmax;
         if (!fminmax_steps(m).empty()) return kind::valu_fminmax;
-        if (o.exec == exec_vopd) {
-          std::string sx, sy;
-          const op& x = w.prog->vopd_halves[o.vopd_x];
-          const op& y = w.prog->vopd_halves[o.vopd_y];
-          if (!fminmax_steps(vop2_name(base_mnemonic(w, x), sx)).empty() ||
-              !fminmax_steps(vop2_name(base_mnemonic(w, y), sy)).empty())
-            return kind::valu_fminmax;
-        }
+        if (o.exec == exec_vopd && (!fminmax_steps(base_mnemonic(w, w.prog->vopd_halves[o.vopd_x])).empty() ||
+                                    !fminmax_steps(base_mnemonic(w, w.prog->vopd_halves[o.vopd_y])).empty()))
+          return kind::valu_fminmax;
         break;
       }
       case reading::bcnt_drops_s1:
@@ -343,43 +335,31 @@ void plugin::before_instruction(wave& w, const op& o) {
     kept_scc_ = w.scc();
   } else if (pending_ == kind::salu_fminmax) {
     for (unsigned i = 0; i < 2; ++i) salu_src_[i] = read(w, o.src[i])[0];
-  } else if (pending_ == kind::div_scale || pending_ == kind::div_fmas || pending_ == kind::div_fixup ||
+  } else if (pending_ == kind::cvt_f16) {
+    if (o.clamp || o.omod || o.op_sel) fail(w, o, "rocjitsu reading: clamp/omod/op_sel on v_cvt_f16_f32 is not modelled");
+    src_.resize(wave_lanes);
+    const lane_ref s = read(w, o.src[0]);
+    for (unsigned l = 0; l < wave_lanes; ++l) src_[l] = mod32(s[l], o.src[0].mods);
+  } else if (pending_ == kind::valu_fminmax || pending_ == kind::bcnt || pending_ == kind::perm ||
+             pending_ == kind::div_scale || pending_ == kind::div_fmas || pending_ == kind::div_fixup ||
              pending_ == kind::pk_f16) {
     units_.clear();
-    if (pending_ == kind::div_scale) {
-      if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on v_div_scale_f32 is not modelled");
-      vcc_before_ = w.s[sreg::vcc_lo];
-      valu_unit u{&o, "v_div_scale_f32", std::vector<uint32_t>(3 * wave_lanes, 0u)};
-      for (unsigned i = 0; i < 3; ++i) {
-        const lane_ref x = read(w, o.src[i]);
-        for (unsigned l = 0; l < wave_lanes; ++l) u.src[3 * l + i] = mod32(x[l], o.src[i].mods);
+    if (pending_ == kind::div_scale) vcc_before_ = w.s[sreg::vcc_lo];
+    if (o.exec == exec_vopd) {
+      // A VOPD pair reads all its sources before either half writes (dispatcher.cpp: exec_vopd), so both are taken
+      // now: the halves that are min/max.
+      for (const uint32_t h : {o.vopd_x, o.vopd_y}) {
+        const op& half = w.prog->vopd_halves[h];
+        if (!fminmax_steps(base_mnemonic(w, half)).empty()) take_sources(w, half, base_mnemonic(w, half));
       }
-      units_.push_back(std::move(u));
     } else if (pending_ == kind::pk_f16) {
+      // The packed sources as they are (their neg_lo/neg_hi act on each half's value; clamp is the reading's to drop).
       valu_unit u{&o, base_mnemonic(w, o), std::vector<uint32_t>(3 * wave_lanes, 0u)};
       for (unsigned i = 0; i < 2; ++i) {
         const lane_ref x = read(w, o.src[i]);
         for (unsigned l = 0; l < wave_lanes; ++l) u.src[3 * l + i] = x[l];
       }
       units_.push_back(std::move(u));
-    } else {
-      take_sources(w, o, base_mnemonic(w, o));
-    }
-  } else if (pending_ == kind::cvt_f16) {
-    if (o.clamp || o.omod || o.op_sel) fail(w, o, "rocjitsu reading: clamp/omod/op_sel on v_cvt_f16_f32 is not modelled");
-    src_.resize(wave_lanes);
-    const lane_ref s = read(w, o.src[0]);
-    for (unsigned l = 0; l < wave_lanes; ++l) src_[l] = mod32(s[l], o.src[0].mods);
-  } else if (pending_ == kind::valu_fminmax || pending_ == kind::bcnt || pending_ == kind::perm) {
-    // A VOPD pair reads all its sources before either half writes (dispatcher.cpp: exec_vopd), so both are taken now.
-    units_.clear();
-    if (o.exec == exec_vopd) {
-      for (const uint32_t h : {o.vopd_x, o.vopd_y}) {
-        const op& half = w.prog->vopd_halves[h];
-        std::string storage;
-        const std::string_view m = vop2_name(base_mnemonic(w, half), storage);
-        if (!fminmax_steps(m).empty()) take_sources(w, half, w.prog->mnemonics[half.mnemonic]);
-      }
     } else {
       take_sources(w, o, base_mnemonic(w, o));
     }
@@ -460,8 +440,7 @@ void plugin::after_instruction(wave& w, const op& o) {
   if (k == kind::valu_fminmax || k == kind::bcnt || k == kind::perm) {
     for (const valu_unit& u : units_) {
       uint32_t* d = vdst(w, u.o->dst[0]);
-      std::string storage;
-      const std::vector<bool> steps = fminmax_steps(vop2_name(u.mnemonic, storage));
+      const std::vector<bool> steps = fminmax_steps(u.mnemonic);
       for (unsigned l = 0; l < wave_lanes; ++l) {
         if (!w.lane_on(l)) continue;
         const uint32_t* s = &u.src[3 * l];
@@ -588,7 +567,6 @@ void plugin::after_instruction(wave& w, const op& o) {
       if (o.dst[1].reg != sreg::null_sink) w.s[o.dst[1].reg] = vcc;
       return;
     }
-    if (o.clamp || o.omod) fail(w, o, "rocjitsu reading: clamp/omod on the division helpers is not modelled");
     const uint32_t vcc = w.s[sreg::vcc_lo];
     for (unsigned l = 0; l < wave_lanes; ++l) {
       if (!w.lane_on(l)) continue;
@@ -727,8 +705,6 @@ bool names_102_103(const operand& x) {
 }
 }  // namespace
 
-void sgpr_102_103_witness::wave_start(wave& w) { std::erase(marked_, &w); }
-
 void sgpr_102_103_witness::after_instruction(wave& w, const op& o) {
   for (unsigned d = 0; d < o.ndst; ++d)
     if (names_102_103(o.dst[d]) && !marked(w)) marked_.push_back(&w);
@@ -764,8 +740,6 @@ bool ds_noreturn_atomic(std::string_view m) {
 }
 }  // namespace
 
-void ds_noreturn_v0_witness::wave_start(wave& w) { std::erase(marked_, &w); }
-
 void ds_noreturn_v0_witness::before_instruction(wave& w, const op& o) {
   if (marked(w) && touches_v0(w, o, false)) note(w, o);
 }
@@ -778,6 +752,9 @@ void ds_noreturn_v0_witness::after_instruction(wave& w, const op& o) {
   }
 }
 
+// A new wave starts unmarked (its object may be one a finished wave left).
+void witness::wave_start(wave& w) { std::erase(marked_, &w); }
+
 bool witness::marked(const wave& w) const { return std::find(marked_.begin(), marked_.end(), &w) != marked_.end(); }
 
 void witness::note(const wave& w, const op& o) {
@@ -788,11 +765,24 @@ void witness::note(const wave& w, const op& o) {
   }
 }
 
+namespace {
+template <class W>
+std::unique_ptr<witness> make() { return std::make_unique<W>(); }
+constexpr std::array<std::pair<std::string_view, std::unique_ptr<witness> (*)()>, 2> witnesses = {{
+    {"sgpr-102-103", make<sgpr_102_103_witness>},
+    {"ds-noreturn-v0", make<ds_noreturn_v0_witness>},
+}};
+}  // namespace
+
 std::unique_ptr<witness> make_witness(std::string_view name) {
-  if (name == "sgpr-102-103") return std::make_unique<sgpr_102_103_witness>();
-  if (name == "ds-noreturn-v0") return std::make_unique<ds_noreturn_v0_witness>();
+  for (const auto& [n, f] : witnesses)
+    if (n == name) return f();
   return nullptr;
 }
-std::vector<std::string_view> witness_names() { return {"sgpr-102-103", "ds-noreturn-v0"}; }
+std::vector<std::string_view> witness_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [n, f] : witnesses) out.push_back(n);
+  return out;
+}
 
 }  // namespace tp::amdgpu_sim::rocjitsu_readings

@@ -127,6 +127,7 @@ class plugin final : public machine::plugin {
 class witness : public machine::plugin {
  public:
   bool observes_instructions() const override { return true; }
+  void wave_start(machine::wave& w) override;
   // Instructions executed after the difference took effect whose result it changes.
   uint64_t affected() const { return affected_; }
   // The first such instruction, "<mnemonic> at .text+0x<pc>", for the report; empty when none.
@@ -155,7 +156,6 @@ class witness : public machine::plugin {
 class sgpr_102_103_witness final : public witness {
  public:
   std::string_view difference() const override { return "rocJITsu's s102/s103 alias"; }
-  void wave_start(machine::wave& w) override;
   void after_instruction(machine::wave& w, const machine::op& o) override;
   void before_instruction(machine::wave& w, const machine::op& o) override;
   void memory(const machine::wave& w, const machine::op& o, const machine::memory_access& a) override;
@@ -171,7 +171,6 @@ class sgpr_102_103_witness final : public witness {
 class ds_noreturn_v0_witness final : public witness {
  public:
   std::string_view difference() const override { return "rocJITsu's v0 write by a non-returning LDS atomic"; }
-  void wave_start(machine::wave& w) override;
   void after_instruction(machine::wave& w, const machine::op& o) override;
   void before_instruction(machine::wave& w, const machine::op& o) override;
 };
